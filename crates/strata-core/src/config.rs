@@ -1,0 +1,242 @@
+//! Configuration: `strata.toml`, environment overrides, validation at load.
+//!
+//! Every value is validated when the configuration is built, so an invalid combination never
+//! reaches the pipeline. Errors name the key, the bad value and where it came from.
+//!
+//! ```
+//! use strata_core::Config;
+//! let config = Config::from_toml_str("[chunk]\nmax_tokens = 256\n", "strata.toml").unwrap();
+//! assert_eq!(config.chunk.max_tokens, 256);
+//! let err = Config::from_toml_str("[chunk]\nmax_tokens = 0\n", "strata.toml").unwrap_err();
+//! assert!(err.to_string().contains("chunk.max_tokens"));
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// The whole configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Chunking.
+    pub chunk: ChunkConfig,
+    /// Token counting.
+    pub tokenizer: TokenizerConfig,
+    /// Ingest limits.
+    pub ingest: IngestConfig,
+    /// Search defaults.
+    pub search: SearchConfig,
+}
+
+/// `[chunk]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChunkConfig {
+    /// Most tokens in a chunk's own text. Default 512.
+    pub max_tokens: usize,
+    /// Tokens of the previous chunk repeated before a chunk, for indexing. Default 64.
+    pub overlap: usize,
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig { max_tokens: 512, overlap: 64 }
+    }
+}
+
+/// `[tokenizer]`
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenizerConfig {
+    /// A folder with the embedding model's `tokenizer.json`, or the file itself. When unset,
+    /// tokens are counted with tiktoken `cl100k_base`.
+    pub model: Option<PathBuf>,
+}
+
+/// `[ingest]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IngestConfig {
+    /// Files larger than this are refused with a per-file error, before they are read, so
+    /// memory stays bounded. Default 64 MiB.
+    pub max_file_bytes: u64,
+}
+
+impl Default for IngestConfig {
+    fn default() -> Self {
+        IngestConfig { max_file_bytes: 64 * 1024 * 1024 }
+    }
+}
+
+/// `[search]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Results per query when `-k` is not given. Default 10.
+    pub k: usize,
+    /// Mode when `--mode` is not given.
+    pub mode: String,
+    /// Per-leg RRF weights.
+    pub weights: LegWeights,
+    /// RRF constant. Default 60.
+    pub rrf_k: f64,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig { k: 10, mode: "hybrid".into(), weights: LegWeights::default(), rrf_k: 60.0 }
+    }
+}
+
+/// `[search.weights]`: the weight of each leg in reciprocal rank fusion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LegWeights {
+    /// BM25 leg.
+    pub keyword: f64,
+    /// Exact leg.
+    pub exact: f64,
+    /// Dense leg.
+    pub dense: f64,
+}
+
+impl Default for LegWeights {
+    fn default() -> Self {
+        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0 }
+    }
+}
+
+/// The search modes strata knows.
+pub const MODES: &[&str] = &["keyword", "exact", "hybrid", "dense", "hierarchical"];
+
+/// Largest `k` a search may ask for.
+pub const MAX_K: usize = 100;
+
+impl Config {
+    /// Parses TOML text; `origin` names the source in errors.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Config> {
+        let config: Config = toml::from_str(text)
+            .map_err(|e| Error::user(format!("{origin}: {}", e.to_string().trim_end())))?;
+        config.validate(origin)?;
+        Ok(config)
+    }
+
+    /// Loads `path` when given, else `./strata.toml` when it exists, else the defaults; then
+    /// applies environment overrides and validates.
+    pub fn load(path: Option<&Path>) -> Result<Config> {
+        let (mut config, origin) = match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p)
+                    .map_err(|e| Error::io(format!("reading config {}", p.display()), e))?;
+                (Config::from_toml_str(&text, &p.display().to_string())?, p.display().to_string())
+            }
+            None if Path::new("strata.toml").exists() => {
+                let text = std::fs::read_to_string("strata.toml")
+                    .map_err(|e| Error::io("reading config strata.toml", e))?;
+                (Config::from_toml_str(&text, "strata.toml")?, "strata.toml".to_string())
+            }
+            None => (Config::default(), "defaults".to_string()),
+        };
+        config.apply_env(|k| std::env::var(k).ok())?;
+        config.validate(&format!("{origin} + environment"))?;
+        Ok(config)
+    }
+
+    /// Applies `STRATA_*` overrides read through `get`.
+    pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) -> Result<()> {
+        fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T> {
+            v.trim().parse().map_err(|_| {
+                Error::user(format!("environment variable {key} must be a number, got {v:?}"))
+            })
+        }
+        if let Some(v) = get("STRATA_CHUNK_MAX_TOKENS") {
+            self.chunk.max_tokens = num("STRATA_CHUNK_MAX_TOKENS", &v)?;
+        }
+        if let Some(v) = get("STRATA_CHUNK_OVERLAP") {
+            self.chunk.overlap = num("STRATA_CHUNK_OVERLAP", &v)?;
+        }
+        if let Some(v) = get("STRATA_TOKENIZER_MODEL") {
+            self.tokenizer.model = if v.is_empty() { None } else { Some(PathBuf::from(v)) };
+        }
+        if let Some(v) = get("STRATA_INGEST_MAX_FILE_BYTES") {
+            self.ingest.max_file_bytes = num("STRATA_INGEST_MAX_FILE_BYTES", &v)?;
+        }
+        if let Some(v) = get("STRATA_SEARCH_K") {
+            self.search.k = num("STRATA_SEARCH_K", &v)?;
+        }
+        if let Some(v) = get("STRATA_SEARCH_MODE") {
+            self.search.mode = v;
+        }
+        Ok(())
+    }
+
+    /// Checks every value; the error names the key, the value and `origin`.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let bad = |key: &str, rule: &str, got: String| {
+            Err(Error::user(format!("{key} {rule}, got {got} ({origin})")))
+        };
+        if !(16..=8192).contains(&self.chunk.max_tokens) {
+            return bad("chunk.max_tokens", "must be between 16 and 8192", self.chunk.max_tokens.to_string());
+        }
+        if self.chunk.overlap * 2 > self.chunk.max_tokens {
+            return bad(
+                "chunk.overlap",
+                &format!("must be at most half of chunk.max_tokens ({})", self.chunk.max_tokens),
+                self.chunk.overlap.to_string(),
+            );
+        }
+        if self.ingest.max_file_bytes == 0 {
+            return bad("ingest.max_file_bytes", "must be positive", "0".into());
+        }
+        if !(1..=MAX_K).contains(&self.search.k) {
+            return bad("search.k", &format!("must be between 1 and {MAX_K}"), self.search.k.to_string());
+        }
+        if !MODES.contains(&self.search.mode.as_str()) {
+            return bad("search.mode", &format!("must be one of {}", MODES.join(", ")), format!("{:?}", self.search.mode));
+        }
+        for (key, w) in [
+            ("search.weights.keyword", self.search.weights.keyword),
+            ("search.weights.exact", self.search.weights.exact),
+            ("search.weights.dense", self.search.weights.dense),
+        ] {
+            if !(w.is_finite() && w >= 0.0) {
+                return bad(key, "must be a finite number >= 0", w.to_string());
+            }
+        }
+        if !(self.search.rrf_k.is_finite() && self.search.rrf_k > 0.0) {
+            return bad("search.rrf_k", "must be > 0", self.search.rrf_k.to_string());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_is_named() {
+        let err = Config::from_toml_str("[chunk]\nmax_token = 5\n", "strata.toml").unwrap_err();
+        assert!(err.to_string().contains("max_token"), "{err}");
+    }
+
+    #[test]
+    fn overlap_larger_than_half_is_refused() {
+        let err = Config::from_toml_str("[chunk]\nmax_tokens = 100\noverlap = 80\n", "x").unwrap_err();
+        assert!(err.to_string().contains("chunk.overlap"), "{err}");
+    }
+
+    #[test]
+    fn env_overrides_apply_and_validate() {
+        let mut c = Config::default();
+        c.apply_env(|k| (k == "STRATA_CHUNK_MAX_TOKENS").then(|| "300".to_string())).unwrap();
+        assert_eq!(c.chunk.max_tokens, 300);
+        let err = c.apply_env(|k| (k == "STRATA_SEARCH_K").then(|| "ten".to_string())).unwrap_err();
+        assert!(err.to_string().contains("STRATA_SEARCH_K"));
+        c.search.mode = "fuzzy".into();
+        assert!(c.validate("env").unwrap_err().to_string().contains("search.mode"));
+    }
+}

@@ -1,0 +1,247 @@
+//! The document: normalized text, pages, blocks and the heading tree.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{PageRange, Span, Tree};
+
+/// A stable document id, derived from the canonical source path (see
+/// [`DocId::from_source`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DocId(pub String);
+
+impl DocId {
+    /// Builds the id of a source: a slug of the file stem followed by four hex digits of a
+    /// hash of the canonical path, so that two `README.md` files get distinct, stable ids.
+    pub fn from_source(canonical_path: &str) -> DocId {
+        let stem = canonical_path
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(canonical_path);
+        let stem = stem.rsplit_once('.').map(|(s, _)| s).unwrap_or(stem);
+        let mut slug = String::with_capacity(stem.len());
+        for c in stem.chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c.to_ascii_lowercase());
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+        }
+        let slug = slug.trim_end_matches('-');
+        let slug = if slug.is_empty() { "doc" } else { slug };
+        let slug: String = slug.chars().take(48).collect();
+        let hash = fnv1a(canonical_path.as_bytes());
+        DocId(format!("{slug}-{:04x}", hash & 0xffff))
+    }
+
+    /// The id as a string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for DocId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// The formats strata reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Format {
+    /// CommonMark + GFM.
+    Markdown,
+    /// HTML.
+    Html,
+    /// Plain text (RFCs, statutes, …).
+    Text,
+    /// PDF.
+    Pdf,
+    /// Office Open XML word processing.
+    Docx,
+}
+
+impl Format {
+    /// The format implied by a file extension, if strata reads it.
+    pub fn from_extension(ext: &str) -> Option<Format> {
+        match ext.to_ascii_lowercase().as_str() {
+            "md" | "markdown" | "mdown" | "mkd" => Some(Format::Markdown),
+            "html" | "htm" | "xhtml" => Some(Format::Html),
+            "txt" | "text" => Some(Format::Text),
+            "pdf" => Some(Format::Pdf),
+            "docx" => Some(Format::Docx),
+            _ => None,
+        }
+    }
+
+    /// Lowercase name, as used in config and output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Format::Markdown => "markdown",
+            Format::Html => "html",
+            Format::Text => "text",
+            Format::Pdf => "pdf",
+            Format::Docx => "docx",
+        }
+    }
+}
+
+/// Where a document came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// Canonical path or URI.
+    pub path: String,
+    /// Format it was read as.
+    pub format: Format,
+    /// blake3 of the raw bytes, hex.
+    pub content_hash: String,
+    /// Size of the raw bytes.
+    pub size: u64,
+    /// Modification time, seconds since the Unix epoch, when known.
+    pub mtime: Option<i64>,
+}
+
+/// One page: a span of the text. Formats without pages have one page covering the text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Page {
+    /// Physical page number, 1-based.
+    pub number: u32,
+    /// Printed page label (`iv`, `A-3`) when it differs from the number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The page's text.
+    pub span: Span,
+}
+
+/// Structural kind of a block of text, as the reader saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BlockKind {
+    /// A heading line.
+    Heading,
+    /// Running prose.
+    Paragraph,
+    /// A table (kept as text rows).
+    Table,
+    /// A code block or preformatted text.
+    Code,
+    /// One item of a list.
+    ListItem,
+    /// A block quote.
+    Quote,
+    /// Anything else (raw HTML, thematic breaks, …).
+    Other,
+}
+
+/// A top-level block of the text: chunking keeps blocks whole where they fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// What kind of block.
+    pub kind: BlockKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// A document read into strata: normalized text, pages, blocks and the heading tree.
+///
+/// Invariants (checked by [`Document::validate`]): pages tile the text in order, blocks are
+/// sorted and disjoint, and every node span lies inside the text on `char` boundaries.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Document {
+    /// Stable id.
+    pub id: DocId,
+    /// Where it came from.
+    pub source: Source,
+    /// Title (from metadata, the first top heading, or the file name).
+    pub title: String,
+    /// Normalized UTF-8 text. Every span refers to it.
+    pub text: String,
+    /// Pages, in order, tiling the text.
+    pub pages: Vec<Page>,
+    /// Top-level blocks, sorted.
+    pub blocks: Vec<Block>,
+    /// The heading tree.
+    pub tree: Tree,
+    /// Front matter and other metadata.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, serde_json::Value>,
+    /// Warnings raised while reading (lossy decoding, skipped content, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Document {
+    /// The 1-based page that holds byte `offset`.
+    pub fn page_at(&self, offset: usize) -> u32 {
+        let i = self.pages.partition_point(|p| p.span.end <= offset);
+        self.pages
+            .get(i)
+            .or(self.pages.last())
+            .map(|p| p.number)
+            .unwrap_or(1)
+    }
+
+    /// The page range that `span` touches.
+    pub fn pages_of(&self, span: Span) -> PageRange {
+        let first = self.page_at(span.start);
+        let last = self.page_at(span.end.saturating_sub(1).max(span.start));
+        PageRange { first, last }
+    }
+
+    /// The printed label of a page, falling back to its number.
+    pub fn page_label(&self, number: u32) -> String {
+        self.pages
+            .iter()
+            .find(|p| p.number == number)
+            .and_then(|p| p.label.clone())
+            .unwrap_or_else(|| number.to_string())
+    }
+
+    /// Checks the span invariants. Readers call it in tests; a failure is a reader bug.
+    pub fn validate(&self) -> Result<(), String> {
+        let len = self.text.len();
+        let mut at = 0;
+        for p in &self.pages {
+            if p.span.start != at {
+                return Err(format!("page {} starts at {} instead of {at}", p.number, p.span.start));
+            }
+            at = p.span.end;
+        }
+        if at != len && !self.pages.is_empty() {
+            return Err(format!("pages end at {at}, text has {len} bytes"));
+        }
+        let mut last = 0;
+        for b in &self.blocks {
+            if b.span.start < last || b.span.end > len || b.span.start > b.span.end {
+                return Err(format!("block {:?} at {} out of order", b.kind, b.span));
+            }
+            last = b.span.end;
+        }
+        for n in self.tree.nodes() {
+            for s in [n.heading, n.own, n.subtree] {
+                if s.end > len
+                    || s.start > s.end
+                    || !self.text.is_char_boundary(s.start)
+                    || !self.text.is_char_boundary(s.end)
+                {
+                    return Err(format!("node {} has a bad span {s}", n.id));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,60 @@
+//! Error kinds, classified by whose fault it is (milli's `Internal`/`Io`/`User` split).
+
+use std::path::PathBuf;
+
+/// Errors of the strata libraries.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The user gave a bad value: the message names it and the fix.
+    #[error("{0}")]
+    User(String),
+    /// A file could not be read as a document.
+    #[error("{path}: {reason}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why, and what to do about it.
+        reason: String,
+    },
+    /// An I/O error, with what was being done.
+    #[error("{context}: {source}")]
+    Io {
+        /// What strata was doing.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The index on disk cannot be used as asked.
+    #[error("index {path}: {reason}")]
+    Index {
+        /// The index folder.
+        path: PathBuf,
+        /// Why, and what to do about it.
+        reason: String,
+    },
+    /// A bug or an unexpected state in strata itself.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// A user error.
+    pub fn user(msg: impl Into<String>) -> Error {
+        Error::User(msg.into())
+    }
+
+    /// An I/O error with context.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Error {
+        Error::Io { context: context.into(), source }
+    }
+
+    /// A per-file read error.
+    pub fn read(path: impl Into<PathBuf>, reason: impl Into<String>) -> Error {
+        Error::Read { path: path.into(), reason: reason.into() }
+    }
+}
+
+/// Result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,80 @@
+//! Byte spans of a document's normalized text.
+//!
+//! Every position in strata is a byte range of [`Document::text`](crate::Document::text):
+//! headings, sections, pages, chunks, definitions and references. Spans are half-open.
+
+use serde::{Deserialize, Serialize};
+
+/// A half-open byte range `start..end` of a document's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+pub struct Span {
+    /// First byte of the span.
+    pub start: usize,
+    /// One past the last byte of the span.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span from `start` to `end`. Panics in debug builds when `end < start`.
+    pub fn new(start: usize, end: usize) -> Span {
+        debug_assert!(start <= end, "span end {end} before start {start}");
+        Span { start, end }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// True when the span covers no byte.
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+
+    /// True when `offset` lies inside the span.
+    pub fn contains(&self, offset: usize) -> bool {
+        self.start <= offset && offset < self.end
+    }
+
+    /// True when the two spans share at least one byte.
+    pub fn overlaps(&self, other: Span) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+
+    /// The text this span covers.
+    pub fn slice<'t>(&self, text: &'t str) -> &'t str {
+        &text[self.start..self.end]
+    }
+}
+
+impl std::fmt::Display for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// An inclusive range of physical page numbers (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PageRange {
+    /// First page, 1-based.
+    pub first: u32,
+    /// Last page, inclusive.
+    pub last: u32,
+}
+
+impl PageRange {
+    /// A range covering one page.
+    pub fn single(page: u32) -> PageRange {
+        PageRange { first: page, last: page }
+    }
+}
+
+impl std::fmt::Display for PageRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.first == self.last {
+            write!(f, "p. {}", self.first)
+        } else {
+            write!(f, "pp. {}-{}", self.first, self.last)
+        }
+    }
+}

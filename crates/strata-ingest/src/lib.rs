@@ -1,0 +1,20 @@
+//! Ingest: read → tree → chunk → enrich.
+//!
+//! - [`read`]: a [`read::Reader`] per format turns bytes into text, pages, blocks and heading
+//!   marks.
+//! - [`tree`]: heading marks become a [`strata_core::Tree`].
+//! - [`tokenize`] and [`sentence`]: token counting with offsets and abbreviation-aware
+//!   sentence boundaries, the two measures the chunker packs by.
+//! - [`chunk`]: token-bounded chunks that break on headings and sentences and tile each
+//!   section's text.
+//! - [`enrich`]: chunk kinds, defined terms, cross-references.
+//! - [`pipeline`]: the stages in order, for one file.
+#![warn(missing_docs)]
+
+pub mod chunk;
+pub mod enrich;
+pub mod pipeline;
+pub mod read;
+pub mod sentence;
+pub mod tokenize;
+pub mod tree;

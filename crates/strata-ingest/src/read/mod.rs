@@ -1,0 +1,99 @@
+//! The read stage: bytes of one file to a [`Parsed`] document (text, pages, blocks, headings).
+//!
+//! Each format is a [`Reader`]. A reader only finds text and structure; the tree stage
+//! ([`crate::tree`]) turns its heading marks into a [`strata_core::Tree`], and
+//! [`crate::pipeline`] assembles the [`strata_core::Document`].
+
+use std::collections::BTreeMap;
+
+use strata_core::{Block, Format, SectionNumber, Span};
+
+pub mod decode;
+pub mod html;
+pub mod markdown;
+pub mod text;
+
+/// A heading found by a reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadingMark {
+    /// Level: 1–6 for Markdown and HTML, the numbering depth for plain text. Levels may skip.
+    pub level: u32,
+    /// Heading text, whitespace-normalized, markup removed.
+    pub title: String,
+    /// The heading in [`Parsed::text`] (the whole heading line or element).
+    pub span: Span,
+    /// Section number, when the heading has one. Readers that know better than
+    /// [`strata_core::number::from_heading`] (plain-text RFC numbering) set it; otherwise the
+    /// tree stage derives it from the title.
+    pub number: Option<SectionNumber>,
+}
+
+/// What a reader produces.
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    /// Normalized UTF-8 text: LF line ends, no BOM. Every span below refers to it.
+    pub text: String,
+    /// Byte offsets where pages 2, 3, … start (empty for formats without pages). Sorted,
+    /// each `> 0` and `< text.len()`.
+    pub page_breaks: Vec<usize>,
+    /// Printed page labels, one per page, when the format has them.
+    pub page_labels: Vec<Option<String>>,
+    /// Top-level blocks, sorted and disjoint.
+    pub blocks: Vec<Block>,
+    /// Headings in document order.
+    pub headings: Vec<HeadingMark>,
+    /// Title, when the format says it (front matter, `<title>`, RFC header).
+    pub title: Option<String>,
+    /// Metadata (front matter).
+    pub metadata: BTreeMap<String, serde_json::Value>,
+    /// Non-fatal problems.
+    pub warnings: Vec<String>,
+}
+
+/// Why a file could not be read. Each message says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// Zero bytes, or only whitespace.
+    #[error("the file is empty; nothing to index")]
+    Empty,
+    /// Looks like a binary file.
+    #[error("the file looks binary ({0}); only Markdown, HTML, text, PDF and DOCX are read")]
+    Binary(String),
+    /// Larger than `ingest.max_file_bytes`.
+    #[error("the file is {size} bytes, over ingest.max_file_bytes = {limit}; raise that limit in strata.toml or split the file")]
+    TooLarge {
+        /// File size.
+        size: u64,
+        /// The configured limit.
+        limit: u64,
+    },
+    /// The format parser refused the content.
+    #[error("{0}")]
+    Malformed(String),
+    /// The extension is not one strata reads.
+    #[error("unsupported file type {0:?}; strata reads .md, .html, .htm, .txt, .pdf and .docx")]
+    Unsupported(String),
+}
+
+/// One input format.
+///
+/// Contract: `read` never panics on any input, returns spans on `char` boundaries of
+/// `Parsed::text`, headings in document order with non-overlapping spans, and blocks sorted
+/// and disjoint. All readers run the shared checks in `tests/readers.rs`.
+pub trait Reader: Send + Sync {
+    /// The format this reader handles.
+    fn format(&self) -> Format;
+    /// Reads one file's bytes.
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError>;
+}
+
+/// The reader for a format, when this build has one.
+pub fn reader_for(format: Format) -> Option<Box<dyn Reader>> {
+    match format {
+        Format::Markdown => Some(Box::new(markdown::MarkdownReader)),
+        Format::Html => Some(Box::new(html::HtmlReader)),
+        Format::Text => Some(Box::new(text::TextReader)),
+        _ => None,
+    }
+}

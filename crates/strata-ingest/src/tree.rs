@@ -1,0 +1,107 @@
+//! The tree stage: heading marks to a [`Tree`] with own and subtree spans and page ranges.
+//!
+//! Nesting uses a stack, never recursion, so a document with 10,000 nested headings builds
+//! in linear time and constant stack. A heading's parent is the nearest earlier heading with a
+//! lower level, so skipped levels (h1 → h4) nest under the h1. Text before the first heading
+//! belongs to the root.
+
+use strata_core::{number, Node, NodeId, Page, PageRange, Span, Tree};
+
+use crate::read::HeadingMark;
+
+/// Builds the tree of a text of `text_len` bytes from its headings (in document order) and
+/// pages.
+pub fn build_tree(title: &str, text_len: usize, headings: &[HeadingMark], pages: &[Page]) -> Tree {
+    let page_of = |offset: usize| -> u32 {
+        let i = pages.partition_point(|p| p.span.end <= offset);
+        pages.get(i).or(pages.last()).map(|p| p.number).unwrap_or(1)
+    };
+    let mut nodes: Vec<Node> = Vec::with_capacity(headings.len() + 1);
+    let first_start = headings.first().map(|h| h.span.start).unwrap_or(text_len);
+    nodes.push(Node {
+        id: NodeId::ROOT,
+        level: 0,
+        title: title.to_string(),
+        number: None,
+        heading: Span::new(0, 0),
+        own: Span::new(0, first_start),
+        subtree: Span::new(0, text_len),
+        pages: PageRange { first: 1, last: page_of(text_len.saturating_sub(1)) },
+        parent: None,
+        children: Vec::new(),
+        summary: None,
+    });
+    // Stack of open nodes (indexes); the root is always at the bottom.
+    let mut stack: Vec<usize> = vec![0];
+    for (i, h) in headings.iter().enumerate() {
+        let id = nodes.len();
+        let level = h.level.max(1);
+        while stack.len() > 1 && nodes[*stack.last().unwrap()].level >= level {
+            let closed = stack.pop().unwrap();
+            nodes[closed].subtree.end = h.span.start;
+        }
+        let parent = *stack.last().unwrap();
+        let own_end = headings.get(i + 1).map(|n| n.span.start).unwrap_or(text_len);
+        let number = h.number.clone().or_else(|| number::from_heading(&h.title));
+        nodes.push(Node {
+            id: NodeId(id as u32),
+            level,
+            title: h.title.clone(),
+            number,
+            heading: h.span,
+            own: Span::new(h.span.start, own_end.max(h.span.start)),
+            subtree: Span::new(h.span.start, text_len),
+            pages: PageRange::single(1),
+            parent: Some(NodeId(parent as u32)),
+            children: Vec::new(),
+            summary: None,
+        });
+        nodes[parent].children.push(NodeId(id as u32));
+        stack.push(id);
+    }
+    for n in nodes.iter_mut() {
+        n.pages = PageRange {
+            first: page_of(n.subtree.start),
+            last: page_of(n.subtree.end.saturating_sub(1).max(n.subtree.start)),
+        };
+    }
+    Tree::from_nodes(nodes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(level: u32, title: &str, start: usize, end: usize) -> HeadingMark {
+        HeadingMark { level, title: title.into(), span: Span::new(start, end), number: None }
+    }
+
+    #[test]
+    fn skipped_levels_nest_under_nearest_shallower() {
+        let text = "pre\n# A\nx\n#### B\ny\n## C\nz\n";
+        let h = [mark(1, "A", 4, 8), mark(4, "B", 10, 17), mark(2, "C", 19, 24)];
+        let t = build_tree("doc", text.len(), &h, &[]);
+        assert_eq!(t.len(), 4);
+        assert_eq!(t.root().own, Span::new(0, 4));
+        assert_eq!(t.get(NodeId(2)).unwrap().parent, Some(NodeId(1)));
+        assert_eq!(t.get(NodeId(3)).unwrap().parent, Some(NodeId(1)));
+        assert_eq!(t.get(NodeId(2)).unwrap().subtree, Span::new(10, 19));
+        assert_eq!(t.get(NodeId(1)).unwrap().subtree, Span::new(4, text.len()));
+    }
+
+    #[test]
+    fn duplicate_titles_stay_distinct() {
+        let h = [mark(1, "Fixed Fields", 0, 5), mark(1, "Fixed Fields", 10, 15)];
+        let t = build_tree("doc", 20, &h, &[]);
+        assert_eq!(t.len(), 3);
+        assert_ne!(t.get(NodeId(1)).unwrap().own, t.get(NodeId(2)).unwrap().own);
+    }
+
+    #[test]
+    fn ten_thousand_nested_headings_do_not_overflow() {
+        let h: Vec<_> = (0..10_000).map(|i| mark(i + 1, "h", i as usize * 2, i as usize * 2 + 1)).collect();
+        let t = build_tree("doc", 20_000, &h, &[]);
+        assert_eq!(t.len(), 10_001);
+        assert_eq!(t.depth(NodeId(10_000)), 10_000);
+    }
+}
