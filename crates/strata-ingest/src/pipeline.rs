@@ -1,1 +1,141 @@
-//! TODO
+//! The ingest stages in order for one file: read → tree → chunk → enrich.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Arc;
+
+use strata_core::{Chunk, Config, Definition, DocId, Document, Error, Format, Page, Reference, Result, Source, Span};
+
+use crate::chunk::Chunker;
+use crate::enrich::{enrich, Enrichment};
+use crate::read::{reader_for, ReadError};
+use crate::tokenize::{self, Tokenizer};
+use crate::tree::build_tree;
+
+/// A document with everything ingest found in it, ready for the index.
+#[derive(Debug, Clone)]
+pub struct Ingested {
+    /// The document.
+    pub document: Document,
+    /// Its chunks, tiling each section.
+    pub chunks: Vec<Chunk>,
+    /// Terms it defines.
+    pub definitions: Vec<Definition>,
+    /// Its cross-references.
+    pub references: Vec<Reference>,
+}
+
+/// Runs the ingest stages with one configuration.
+pub struct Pipeline {
+    chunker: Chunker,
+    max_file_bytes: u64,
+}
+
+impl Pipeline {
+    /// Builds the pipeline: loads the tokenizer the configuration names.
+    pub fn new(config: &Config) -> Result<Pipeline> {
+        let tokenizer = tokenize::from_config(&config.tokenizer)?;
+        Ok(Pipeline::with_tokenizer(config, tokenizer))
+    }
+
+    /// Builds the pipeline with a given tokenizer.
+    pub fn with_tokenizer(config: &Config, tokenizer: Arc<dyn Tokenizer>) -> Pipeline {
+        Pipeline { chunker: Chunker::new(tokenizer, &config.chunk), max_file_bytes: config.ingest.max_file_bytes }
+    }
+
+    /// The tokenizer in use.
+    pub fn tokenizer(&self) -> &Arc<dyn Tokenizer> {
+        self.chunker.tokenizer()
+    }
+
+    /// The format of a path, from its extension.
+    pub fn format_of(path: &Path) -> Result<Format> {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        Format::from_extension(ext).ok_or_else(|| Error::read(path, ReadError::Unsupported(ext.to_string()).to_string()))
+    }
+
+    /// Reads one file into a document. The size limit is checked before reading, so a huge
+    /// file costs no memory.
+    pub fn read_file(&self, path: &Path) -> Result<Document> {
+        let format = Self::format_of(path)?;
+        let meta = std::fs::metadata(path).map_err(|e| Error::read(path, format!("cannot stat: {e}")))?;
+        if meta.len() > self.max_file_bytes {
+            return Err(Error::read(path, ReadError::TooLarge { size: meta.len(), limit: self.max_file_bytes }.to_string()));
+        }
+        let bytes = std::fs::read(path).map_err(|e| Error::read(path, format!("cannot read: {e}")))?;
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs() as i64);
+        let source = Source {
+            path: canonical.display().to_string(),
+            format,
+            content_hash: blake3::hash(&bytes).to_hex().to_string(),
+            size: bytes.len() as u64,
+            mtime,
+        };
+        self.read_bytes(source, &bytes)
+    }
+
+    /// Reads bytes of a known source. A reader that panics is reported as a per-file error.
+    pub fn read_bytes(&self, source: Source, bytes: &[u8]) -> Result<Document> {
+        let path = source.path.clone();
+        let reader = reader_for(source.format).ok_or_else(|| {
+            Error::read(&path, format!("{} files are not supported by this build yet", source.format.name()))
+        })?;
+        let parsed = catch_unwind(AssertUnwindSafe(|| reader.read(bytes)))
+            .map_err(|_| Error::read(&path, "the reader crashed on this file (a strata bug; please report it with the file)"))?
+            .map_err(|e| Error::read(&path, e.to_string()))?;
+        let text_len = parsed.text.len();
+        let mut pages = Vec::with_capacity(parsed.page_breaks.len() + 1);
+        let mut at = 0;
+        for (i, &b) in parsed.page_breaks.iter().chain(std::iter::once(&text_len)).enumerate() {
+            if b < at || (b == at && b != text_len) {
+                continue;
+            }
+            pages.push(Page {
+                number: i as u32 + 1,
+                label: parsed.page_labels.get(i).cloned().flatten(),
+                span: Span::new(at, b),
+            });
+            at = b;
+        }
+        let title = parsed
+            .title
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| file_stem(&path));
+        let tree = build_tree(&title, text_len, &parsed.headings, &pages);
+        Ok(Document {
+            id: DocId::from_source(&path),
+            source,
+            title,
+            text: parsed.text,
+            pages,
+            blocks: parsed.blocks,
+            tree,
+            metadata: parsed.metadata,
+            warnings: parsed.warnings,
+        })
+    }
+
+    /// Chunks and enriches a document.
+    pub fn process(&self, document: Document) -> Ingested {
+        let mut chunks = self.chunker.chunk(&document);
+        let Enrichment { definitions, references } = enrich(&document, &mut chunks);
+        Ingested { document, chunks, definitions, references }
+    }
+
+    /// Reads and processes one file. Any failure, a panic included, is a per-file error.
+    pub fn ingest_file(&self, path: &Path) -> Result<Ingested> {
+        let document = self.read_file(path)?;
+        catch_unwind(AssertUnwindSafe(|| self.process(document)))
+            .map_err(|_| Error::read(path, "chunking or enrichment crashed on this file (a strata bug; please report it)"))
+    }
+}
+
+fn file_stem(path: &str) -> String {
+    Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| path.to_string())
+}

@@ -1,1 +1,150 @@
-//! TODO
+//! Token counting with offsets: the measure chunks are bounded by.
+//!
+//! A [`Tokenizer`] returns the byte offset where each token of a text starts. The chunker
+//! tokenizes a section once and then counts the tokens of any range with two binary
+//! searches, instead of re-tokenizing candidate ranges.
+//!
+//! Two implementations: the embedding model's own `tokenizer.json` through the `tokenizers`
+//! crate ([`HfTokenizer`]), and tiktoken `cl100k_base` ([`Cl100k`]) when no model is
+//! configured.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use strata_core::{Error, Result};
+
+/// Counts tokens, with offsets.
+///
+/// Contract: `token_starts` returns non-decreasing byte offsets `< text.len()`, one per
+/// token, for the text tokenized without special tokens, padding or truncation.
+pub trait Tokenizer: Send + Sync {
+    /// Identifies the tokenizer in the index manifest (`cl100k_base`,
+    /// `hf:all-MiniLM-L6-v2@1a2b3c4d`). Two tokenizers with the same id count alike.
+    fn id(&self) -> &str;
+
+    /// Byte offsets of token starts in `text`.
+    fn token_starts(&self, text: &str) -> Vec<usize>;
+
+    /// Number of tokens in `text`.
+    fn count(&self, text: &str) -> usize {
+        self.token_starts(text).len()
+    }
+}
+
+/// The tokenizer a configuration asks for: the model's `tokenizer.json` when
+/// `tokenizer.model` is set, else `cl100k_base`.
+pub fn from_config(config: &strata_core::config::TokenizerConfig) -> Result<Arc<dyn Tokenizer>> {
+    match &config.model {
+        Some(path) => Ok(Arc::new(HfTokenizer::from_path(path)?)),
+        None => Ok(Arc::new(Cl100k::new()?)),
+    }
+}
+
+/// A Hugging Face `tokenizer.json`, with padding and truncation switched off.
+pub struct HfTokenizer {
+    inner: tokenizers::Tokenizer,
+    id: String,
+}
+
+impl HfTokenizer {
+    /// Loads `tokenizer.json`, or `DIR/tokenizer.json` when `path` is a folder.
+    pub fn from_path(path: &Path) -> Result<HfTokenizer> {
+        let file: PathBuf = if path.is_dir() { path.join("tokenizer.json") } else { path.to_path_buf() };
+        let bytes = std::fs::read(&file).map_err(|e| {
+            Error::user(format!(
+                "tokenizer.model = {}: cannot read {} ({e}); point it at a model folder holding tokenizer.json",
+                path.display(),
+                file.display()
+            ))
+        })?;
+        let mut inner = tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| {
+            Error::user(format!("tokenizer.model: {} is not a valid tokenizer.json: {e}", file.display()))
+        })?;
+        // A model's tokenizer.json may switch both on (all-MiniLM-L6-v2 pads and truncates to
+        // 128); counting must see every token.
+        inner.with_padding(None);
+        inner
+            .with_truncation(None)
+            .map_err(|e| Error::Internal(format!("disabling truncation: {e}")))?;
+        let name = file
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "tokenizer".into());
+        let hash = blake3::hash(&bytes).to_hex();
+        Ok(HfTokenizer { inner, id: format!("hf:{name}@{}", &hash[..8]) })
+    }
+}
+
+impl Tokenizer for HfTokenizer {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn token_starts(&self, text: &str) -> Vec<usize> {
+        match self.inner.encode(text, false) {
+            Ok(encoding) => {
+                let mut starts: Vec<usize> = encoding.get_offsets().iter().map(|o| o.0.min(text.len().saturating_sub(1))).collect();
+                // Offsets of normalized tokens are non-decreasing in practice; make it a guarantee.
+                for i in 1..starts.len() {
+                    if starts[i] < starts[i - 1] {
+                        starts[i] = starts[i - 1];
+                    }
+                }
+                starts
+            }
+            Err(e) => {
+                tracing::warn!("tokenizer failed ({e}); estimating tokens as bytes/4");
+                (0..text.len()).step_by(4).collect()
+            }
+        }
+    }
+}
+
+/// tiktoken `cl100k_base`.
+pub struct Cl100k {
+    bpe: &'static tiktoken_rs::CoreBPE,
+}
+
+impl Cl100k {
+    /// Loads the (embedded) `cl100k_base` ranks.
+    pub fn new() -> Result<Cl100k> {
+        Ok(Cl100k { bpe: tiktoken_rs::cl100k_base_singleton() })
+    }
+}
+
+impl Tokenizer for Cl100k {
+    fn id(&self) -> &str {
+        "cl100k_base"
+    }
+
+    fn token_starts(&self, text: &str) -> Vec<usize> {
+        let tokens = self.bpe.encode_ordinary(text);
+        let mut starts = Vec::with_capacity(tokens.len());
+        let mut at = 0usize;
+        for t in tokens {
+            starts.push(at.min(text.len().saturating_sub(1)));
+            at += self.bpe.decode_bytes(&[t]).map(|b| b.len()).unwrap_or(1);
+        }
+        starts
+    }
+
+    fn count(&self, text: &str) -> usize {
+        self.bpe.encode_ordinary(text).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cl100k_offsets_cover_the_text() {
+        let t = Cl100k::new().unwrap();
+        let text = "Section 102(b) — “novelty”; prior art.";
+        let starts = t.token_starts(text);
+        assert_eq!(starts[0], 0);
+        assert!(starts.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(starts.len(), t.count(text));
+    }
+}

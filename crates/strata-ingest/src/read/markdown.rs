@@ -1,9 +1,262 @@
-//! Markdown.
-use super::{Parsed, ReadError, Reader};
-use strata_core::Format;
-/// CommonMark + GFM.
+//! Markdown: CommonMark + GFM, read with pulldown-cmark's offset iterator.
+//!
+//! The text of a Markdown document is its source (normalized line ends, front matter
+//! removed), so that a chunk shows exactly what the author wrote. Headings come from the
+//! parser, so `#` lines inside code fences are not headings, and setext headings are.
+
+use std::collections::BTreeMap;
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use strata_core::{Block, BlockKind, Format, Span};
+
+use super::{decode::decode, HeadingMark, Parsed, ReadError, Reader};
+
+/// CommonMark + GFM (tables, strikethrough, task lists, footnotes).
 pub struct MarkdownReader;
+
 impl Reader for MarkdownReader {
-    fn format(&self) -> Format { Format::Markdown }
-    fn read(&self, _bytes: &[u8]) -> Result<Parsed, ReadError> { todo!() }
+    fn format(&self) -> Format {
+        Format::Markdown
+    }
+
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        let (source, warnings) = decode(bytes)?;
+        let mut parsed = Parsed { warnings, ..Parsed::default() };
+        let (body, metadata, meta_warning) = split_front_matter(&source);
+        parsed.metadata = metadata;
+        parsed.warnings.extend(meta_warning);
+        parsed.text = body.to_string();
+        drop(source);
+        read_structure(&mut parsed);
+        if parsed.text.trim().is_empty() {
+            return Err(ReadError::Empty);
+        }
+        parsed.title = parsed
+            .metadata
+            .get("title")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .or_else(|| parsed.headings.iter().find(|h| h.level == 1).map(|h| h.title.clone()));
+        Ok(parsed)
+    }
+}
+
+/// Splits YAML (`---`) or TOML (`+++`) front matter from the body.
+fn split_front_matter(source: &str) -> (&str, BTreeMap<String, serde_json::Value>, Option<String>) {
+    let mut metadata = BTreeMap::new();
+    for (fence, kind) in [("---", "yaml"), ("+++", "toml")] {
+        let Some(rest) = source.strip_prefix(fence).and_then(|r| r.strip_prefix('\n')) else {
+            continue;
+        };
+        let close = format!("\n{fence}");
+        let Some(end) = rest.find(&close).map(|i| i + 1).or_else(|| rest.starts_with(fence).then_some(0)) else {
+            continue;
+        };
+        let after = &rest[end + fence.len()..];
+        let after_line = after.find('\n').map(|i| i + 1).unwrap_or(after.len());
+        if !after[..after_line].trim().is_empty() {
+            continue;
+        }
+        let raw = &rest[..end];
+        let body = &after[after_line..];
+        let value: Result<serde_json::Value, String> = match kind {
+            "yaml" => serde_yaml::from_str::<serde_json::Value>(raw).map_err(|e| e.to_string()),
+            _ => toml::from_str::<toml::Value>(raw)
+                .map_err(|e| e.to_string())
+                .and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string())),
+        };
+        return match value {
+            Ok(serde_json::Value::Object(map)) => {
+                metadata.extend(map);
+                (body, metadata, None)
+            }
+            Ok(serde_json::Value::Null) => (body, metadata, None),
+            Ok(_) => (body, metadata, Some(format!("{kind} front matter is not a mapping; ignored"))),
+            Err(e) => (body, metadata, Some(format!("{kind} front matter could not be parsed ({e}); ignored"))),
+        };
+    }
+    (source, metadata, None)
+}
+
+fn read_structure(parsed: &mut Parsed) {
+    let text = parsed.text.as_str();
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_HEADING_ATTRIBUTES;
+    let mut headings = Vec::new();
+    let mut blocks = Vec::new();
+    // Depth of block containers, so that only top-level blocks (and list items of top-level
+    // lists) are recorded.
+    let mut depth = 0usize;
+    let mut list_depth = 0usize;
+    let mut heading: Option<(u32, Span, String)> = None;
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        let span = Span::new(range.start, range.end);
+        match event {
+            Event::Start(tag) => {
+                match &tag {
+                    Tag::Heading { level, .. } if depth == 0 => {
+                        heading = Some((heading_level(*level), span, String::new()));
+                    }
+                    Tag::List(_) => list_depth += 1,
+                    Tag::Item if list_depth == 1 && depth == 1 => {
+                        blocks.push(Block { kind: BlockKind::ListItem, span: trim_end(text, span) });
+                    }
+                    _ => {}
+                }
+                if depth == 0 {
+                    let kind = match tag {
+                        Tag::Paragraph => Some(BlockKind::Paragraph),
+                        Tag::Table(_) => Some(BlockKind::Table),
+                        Tag::CodeBlock(_) => Some(BlockKind::Code),
+                        Tag::BlockQuote(_) => Some(BlockKind::Quote),
+                        Tag::HtmlBlock => Some(BlockKind::Other),
+                        Tag::Heading { .. } => Some(BlockKind::Heading),
+                        _ => None,
+                    };
+                    if let Some(kind) = kind {
+                        blocks.push(Block { kind, span: trim_end(text, span) });
+                    }
+                }
+                if is_container(&tag) {
+                    depth += 1;
+                }
+            }
+            Event::End(end) => {
+                if let TagEnd::List(_) = end {
+                    list_depth -= 1;
+                }
+                if is_container_end(&end) {
+                    depth = depth.saturating_sub(1);
+                }
+                if let TagEnd::Heading(_) = end {
+                    if let Some((level, span, title)) = heading.take() {
+                        let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+                        headings.push(HeadingMark { level, title, span: trim_end(text, span), number: None });
+                    }
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, _, title)) = heading.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some((_, _, title)) = heading.as_mut() {
+                    title.push(' ');
+                }
+            }
+            Event::Rule if depth == 0 => blocks.push(Block { kind: BlockKind::Other, span: trim_end(text, span) }),
+            _ => {}
+        }
+    }
+    blocks.sort_by_key(|b| b.span.start);
+    // Drop blocks that overlap an earlier one (defensive: parser ranges of nested items).
+    let mut last_end = 0;
+    blocks.retain(|b| {
+        let keep = b.span.start >= last_end;
+        if keep {
+            last_end = b.span.end;
+        }
+        keep
+    });
+    parsed.headings = headings;
+    parsed.blocks = blocks;
+}
+
+fn is_container(tag: &Tag) -> bool {
+    matches!(
+        tag,
+        Tag::Paragraph
+            | Tag::Heading { .. }
+            | Tag::BlockQuote(_)
+            | Tag::CodeBlock(_)
+            | Tag::HtmlBlock
+            | Tag::List(_)
+            | Tag::Item
+            | Tag::FootnoteDefinition(_)
+            | Tag::Table(_)
+            | Tag::DefinitionList
+            | Tag::MetadataBlock(_)
+    )
+}
+
+fn is_container_end(tag: &TagEnd) -> bool {
+    matches!(
+        tag,
+        TagEnd::Paragraph
+            | TagEnd::Heading(_)
+            | TagEnd::BlockQuote(_)
+            | TagEnd::CodeBlock
+            | TagEnd::HtmlBlock
+            | TagEnd::List(_)
+            | TagEnd::Item
+            | TagEnd::FootnoteDefinition
+            | TagEnd::Table
+            | TagEnd::DefinitionList
+            | TagEnd::MetadataBlock(_)
+    )
+}
+
+fn heading_level(level: HeadingLevel) -> u32 {
+    level as u32
+}
+
+fn trim_end(text: &str, span: Span) -> Span {
+    let s = &text[span.start..span.end];
+    Span::new(span.start, span.start + s.trim_end().len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(s: &str) -> Parsed {
+        MarkdownReader.read(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn atx_and_setext_headings() {
+        let p = read("# One\n\ntext\n\nTwo\n---\n\nmore\n");
+        let titles: Vec<_> = p.headings.iter().map(|h| (h.level, h.title.as_str())).collect();
+        assert_eq!(titles, [(1, "One"), (2, "Two")]);
+        assert_eq!(p.headings[1].span.slice(&p.text), "Two\n---");
+    }
+
+    #[test]
+    fn headings_inside_code_fences_are_not_headings() {
+        let p = read("# Real\n\n```yaml\n# comment\nkey: 1\n```\n");
+        assert_eq!(p.headings.len(), 1);
+        assert!(p.blocks.iter().any(|b| b.kind == BlockKind::Code));
+    }
+
+    #[test]
+    fn yaml_front_matter_becomes_metadata() {
+        let p = read("---\ntitle: Guide\ntags: [a, b]\n---\n# Intro\n\nbody\n");
+        assert_eq!(p.metadata["title"], "Guide");
+        assert_eq!(p.title.as_deref(), Some("Guide"));
+        assert!(p.text.starts_with("# Intro"));
+    }
+
+    #[test]
+    fn toml_front_matter_becomes_metadata() {
+        let p = read("+++\ntitle = \"T\"\n+++\nbody text\n");
+        assert_eq!(p.metadata["title"], "T");
+        assert_eq!(p.text, "body text\n");
+    }
+
+    #[test]
+    fn tables_and_lists_are_known() {
+        let p = read("| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two\n");
+        let kinds: Vec<_> = p.blocks.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, [BlockKind::Table, BlockKind::ListItem, BlockKind::ListItem]);
+    }
+
+    #[test]
+    fn heading_title_drops_markup() {
+        let p = read("## The `Foo` *object* {#foo}\n");
+        assert_eq!(p.headings[0].title, "The Foo object");
+    }
 }
