@@ -1,1 +1,161 @@
-fn main() {}
+//! The `strata` command line. A thin front-end: it parses arguments, calls the libraries and
+//! renders their answers as text or JSON.
+
+mod args;
+mod ingest;
+mod render;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use serde::Serialize;
+use strata_core::{ChunkKind, Config};
+use strata_index::{EmbeddedStore, Filter, StoreRead, StoreWrite};
+use strata_search::navigate;
+use strata_search::{Mode, SearchRequest, Searcher};
+
+use args::{Cli, Command};
+
+fn main() -> ExitCode {
+    // Deep outlines (10,000 nested headings) serialize recursively; give them room.
+    let child = std::thread::Builder::new()
+        .stack_size(512 * 1024 * 1024)
+        .spawn(real_main)
+        .expect("spawning the main thread");
+    child.join().unwrap_or(ExitCode::FAILURE)
+}
+
+fn real_main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_json<T: Serialize>(value: &T) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let config = Config::load(cli.config.as_deref())?;
+    match cli.command {
+        Command::Ingest { paths, force, quiet } => {
+            let progress = !quiet && !cli.json && std::io::stderr().is_terminal();
+            let summary = ingest::run(&config, &cli.index, &paths, force, progress)?;
+            if cli.json {
+                print_json(&summary)?;
+            } else {
+                render::ingest(&summary);
+            }
+            let nothing = summary.ingested == 0 && summary.unchanged == 0;
+            Ok(if nothing { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+        }
+        Command::Search { query, mode, k, doc, kind } => {
+            let store = EmbeddedStore::open(&cli.index)?;
+            let mode = Mode::parse(mode.as_deref().unwrap_or(&config.search.mode))?;
+            let k = k.unwrap_or(config.search.k);
+            let mut filter = Filter::default();
+            if let Some(doc) = doc {
+                if doc.contains('#') {
+                    let (stored, node) = navigate::resolve_node(&store, &doc)?;
+                    let last = navigate::last_descendant(&stored.document, node);
+                    filter.doc = Some(stored.document.id.clone());
+                    filter.nodes = Some((node, last));
+                } else {
+                    filter.doc = Some(navigate::resolve_doc(&store, &doc)?);
+                }
+            }
+            if let Some(kind) = kind {
+                filter.kind = Some(ChunkKind::parse(&kind).with_context(|| {
+                    format!("unknown chunk kind {kind:?}; use one of content, definition, requirement, table, code, list")
+                })?);
+            }
+            let searcher = Searcher::new(&store, config.search.clone())?;
+            let response = searcher.search(&SearchRequest { query, mode, k, filter })?;
+            if cli.json {
+                print_json(&response)?;
+            } else {
+                render::search(&response);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Tree { doc } => {
+            let store = EmbeddedStore::open(&cli.index)?;
+            let id = navigate::resolve_doc(&store, &doc)?;
+            let stored = store.document(&id)?.context("document vanished")?;
+            let outline = navigate::outline(&stored);
+            if cli.json {
+                print_json(&outline)?;
+            } else {
+                render::tree(&outline);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Show { target } => {
+            let store = EmbeddedStore::open(&cli.index)?;
+            let (stored, node) = navigate::resolve_node(&store, &target)?;
+            let section = navigate::section(&stored, node);
+            if cli.json {
+                print_json(&section)?;
+            } else {
+                render::section(&section);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Define { term } => {
+            let store = EmbeddedStore::open(&cli.index)?;
+            let defs = navigate::define(&store, &term)?;
+            if cli.json {
+                print_json(&defs)?;
+            } else {
+                render::define(&term, &defs);
+            }
+            Ok(if defs.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        }
+        Command::Refs { target } => {
+            let store = EmbeddedStore::open(&cli.index)?;
+            let (stored, node) = navigate::resolve_node(&store, &target)?;
+            let refs = navigate::refs(&stored, node);
+            if cli.json {
+                print_json(&refs)?;
+            } else {
+                render::refs(&refs);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Docs => {
+            let store = EmbeddedStore::open(&cli.index)?;
+            let docs = store.documents()?;
+            if cli.json {
+                print_json(&docs)?;
+            } else {
+                render::docs(&docs);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Remove { doc } => {
+            let store = EmbeddedStore::open(&cli.index)?;
+            let id = navigate::resolve_doc(&store, &doc)?;
+            drop(store);
+            let manifest = strata_index::Manifest::read(&cli.index)?.context("index has no manifest")?;
+            let mut store = EmbeddedStore::open_or_create(&cli.index, manifest)?;
+            if !store.remove(&id)? {
+                bail!("document {id} is not in the index");
+            }
+            store.commit()?;
+            if cli.json {
+                print_json(&serde_json::json!({ "removed": id }))?;
+            } else {
+                println!("removed {id}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

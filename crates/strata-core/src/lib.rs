@@ -25,6 +25,7 @@ mod definition;
 mod document;
 mod error;
 pub mod number;
+mod record;
 mod span;
 mod tree;
 
@@ -33,5 +34,6 @@ pub use config::Config;
 pub use definition::{normalize_term, Definition, Reference};
 pub use document::{Block, BlockKind, DocId, Document, Format, Page, Source};
 pub use error::{Error, Result};
+pub use record::DocumentRecord;
 pub use span::{PageRange, Span};
 pub use tree::{Node, NodeId, SectionNumber, Tree};

@@ -1,1 +1,25 @@
-//! placeholder
+//! Indexes: the [`StoreRead`] / [`StoreWrite`] seam and the embedded store.
+//!
+//! The embedded store ([`EmbeddedStore`]) is the default and the reference every other
+//! backend is tested against. It keeps every record of a document (text, tree, chunks,
+//! definitions, references) in one tantivy index in one folder, with a [`Manifest`] that
+//! guards against opening it with incompatible settings.
+//!
+//! ```no_run
+//! use strata_index::{EmbeddedStore, Filter, StoreRead};
+//! let store = EmbeddedStore::open(std::path::Path::new(".strata"))?;
+//! for hit in store.keyword("patentability novelty", &Filter::default(), 5)? {
+//!     println!("{} {:.2}", hit.chunk, hit.score);
+//! }
+//! # Ok::<(), strata_core::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+mod embedded;
+mod manifest;
+mod schema;
+mod store;
+
+pub use embedded::EmbeddedStore;
+pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
+pub use store::{DocSummary, Filter, LegHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};

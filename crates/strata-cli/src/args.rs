@@ -1,0 +1,85 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// strata: hierarchical retrieval over long structured documents.
+#[derive(Debug, Parser)]
+#[command(name = "strata", version, about, long_about = None)]
+pub struct Cli {
+    /// Index folder.
+    #[arg(long, global = true, env = "STRATA_INDEX", default_value = ".strata")]
+    pub index: PathBuf,
+
+    /// Configuration file (default: ./strata.toml when present).
+    #[arg(long, global = true, env = "STRATA_CONFIG")]
+    pub config: Option<PathBuf>,
+
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read, chunk, enrich and index files, folders (recursively) and globs.
+    Ingest {
+        /// Files, folders or glob patterns.
+        #[arg(required = true)]
+        paths: Vec<String>,
+        /// Re-index files even when their content is unchanged.
+        #[arg(long)]
+        force: bool,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Search the index.
+    Search {
+        /// The query: words, "quoted phrases", section numbers (§ 4.2, Section 102(b)).
+        query: String,
+        /// keyword, exact or hybrid (default from config: hybrid).
+        #[arg(long)]
+        mode: Option<String>,
+        /// Number of results (1-100, default 10).
+        #[arg(short, long)]
+        k: Option<usize>,
+        /// Only this document (id or part of its path), or one subtree as DOC#NODE.
+        #[arg(long)]
+        doc: Option<String>,
+        /// Only chunks of this kind (content, definition, requirement, table, code, list).
+        #[arg(long)]
+        kind: Option<String>,
+    },
+    /// Print a document's outline with node ids, numbers and pages.
+    Tree {
+        /// Document id or part of its path.
+        doc: String,
+    },
+    /// Print a section's text: DOC#NODE (node id like 0042, or a section number).
+    Show {
+        /// DOC#NODE.
+        target: String,
+    },
+    /// Look up a defined term in every document.
+    Define {
+        /// The term.
+        term: String,
+    },
+    /// References out of and into a section: DOC#NODE (or DOC for the whole document).
+    Refs {
+        /// DOC#NODE.
+        target: String,
+    },
+    /// List indexed documents.
+    Docs,
+    /// Remove a document and everything derived from it.
+    Remove {
+        /// Document id or part of its path.
+        doc: String,
+    },
+}

@@ -1,0 +1,209 @@
+//! `strata ingest`: collect files, run the pipeline on both cores, write and commit.
+//!
+//! Files are read and processed by worker threads; the main thread owns the store and
+//! writes. A bounded channel keeps at most a few processed documents in memory. One bad file
+//! is reported and skipped; the others go on. Commits happen every [`COMMIT_EVERY`] documents
+//! and at the end, so a crash loses at most the documents since the last commit.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use strata_core::{Config, DocId, Format};
+use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+use strata_ingest::pipeline::Pipeline;
+
+/// Documents written between two commits.
+pub const COMMIT_EVERY: usize = 64;
+
+/// What happened to one file.
+#[derive(Debug, Serialize)]
+pub struct FileOutcome {
+    /// The path as given.
+    pub path: String,
+    /// `ingested`, `unchanged` or `failed`.
+    pub status: &'static str,
+    /// Document id when read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc_id: Option<String>,
+    /// Chunks written.
+    pub chunks: usize,
+    /// Error or warnings.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<String>,
+}
+
+/// The ingest summary.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// Files considered.
+    pub files: usize,
+    /// Files (re)indexed.
+    pub ingested: usize,
+    /// Files skipped because unchanged.
+    pub unchanged: usize,
+    /// Files that failed.
+    pub failed: usize,
+    /// Chunks written.
+    pub chunks: usize,
+    /// Seconds.
+    pub seconds: f64,
+    /// Per file.
+    pub outcomes: Vec<FileOutcome>,
+}
+
+/// Expands files, folders (recursive; only supported extensions) and glob patterns.
+pub fn collect(inputs: &[String]) -> (Vec<PathBuf>, Vec<FileOutcome>) {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    let supported = |p: &Path| {
+        p.extension().and_then(|e| e.to_str()).and_then(Format::from_extension).is_some()
+    };
+    for input in inputs {
+        let path = Path::new(input);
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = walkdir::WalkDir::new(path)
+                .follow_links(true)
+                .into_iter()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_file() && supported(e.path()))
+                .map(|e| e.into_path())
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else if path.exists() {
+            files.push(path.to_path_buf());
+        } else if input.contains(['*', '?', '[']) {
+            match glob::glob(input) {
+                Ok(paths) => {
+                    let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).filter(|p| p.is_file()).collect();
+                    if found.is_empty() {
+                        problems.push(failed(input, "the pattern matches no file".into()));
+                    }
+                    found.sort();
+                    files.extend(found);
+                }
+                Err(e) => problems.push(failed(input, format!("bad glob pattern: {e}"))),
+            }
+        } else {
+            problems.push(failed(input, "no such file or folder".into()));
+        }
+    }
+    files.dedup();
+    (files, problems)
+}
+
+fn failed(path: &str, msg: String) -> FileOutcome {
+    FileOutcome { path: path.to_string(), status: "failed", doc_id: None, chunks: 0, messages: vec![msg] }
+}
+
+enum Work {
+    Done(PathBuf, Box<strata_ingest::pipeline::Ingested>),
+    Unchanged(PathBuf, DocId),
+    Failed(PathBuf, String),
+}
+
+/// Runs an ingest.
+pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progress: bool) -> Result<Summary> {
+    let started = Instant::now();
+    let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
+    let wanted = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
+    std::fs::create_dir_all(index).with_context(|| format!("creating index folder {}", index.display()))?;
+    let mut store = EmbeddedStore::open_or_create(index, wanted)?;
+    let known: HashMap<DocId, String> =
+        store.documents()?.into_iter().map(|d| (d.id, d.content_hash)).collect();
+
+    let (files, mut outcomes) = collect(inputs);
+    let bar = if progress {
+        let bar = ProgressBar::new(files.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}")
+                .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(1, 8);
+    let (tx, rx) = mpsc::sync_channel::<Work>(workers * 2);
+    let mut written = 0usize;
+    let mut since_commit = 0usize;
+    let mut summary = Summary { files: files.len() + outcomes.len(), ingested: 0, unchanged: 0, failed: outcomes.len(), chunks: 0, seconds: 0.0, outcomes: Vec::new() };
+    let write_result: Result<()> = std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (files, next, pipeline, known) = (&files, &next, &pipeline, &known);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(path) = files.get(i) else { break };
+                let work = match pipeline.load(path) {
+                    Err(e) => Work::Failed(path.clone(), e.to_string()),
+                    Ok((source, bytes)) => {
+                        let id = DocId::from_source(&source.path);
+                        if !force && known.get(&id) == Some(&source.content_hash) {
+                            Work::Unchanged(path.clone(), id)
+                        } else {
+                            match pipeline.read_bytes(source, &bytes).map(|d| pipeline.process(d)) {
+                                Ok(ing) => Work::Done(path.clone(), Box::new(ing)),
+                                Err(e) => Work::Failed(path.clone(), e.to_string()),
+                            }
+                        }
+                    }
+                };
+                if tx.send(work).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for work in rx {
+            match work {
+                Work::Done(path, ing) => {
+                    bar.set_message(path.display().to_string());
+                    store.put(&ing)?;
+                    written += 1;
+                    since_commit += 1;
+                    summary.ingested += 1;
+                    summary.chunks += ing.chunks.len();
+                    outcomes.push(FileOutcome {
+                        path: path.display().to_string(),
+                        status: "ingested",
+                        doc_id: Some(ing.document.id.to_string()),
+                        chunks: ing.chunks.len(),
+                        messages: ing.document.warnings.clone(),
+                    });
+                    if since_commit >= COMMIT_EVERY {
+                        store.commit()?;
+                        since_commit = 0;
+                    }
+                }
+                Work::Unchanged(path, id) => {
+                    summary.unchanged += 1;
+                    outcomes.push(FileOutcome { path: path.display().to_string(), status: "unchanged", doc_id: Some(id.to_string()), chunks: 0, messages: vec![] });
+                }
+                Work::Failed(path, msg) => {
+                    summary.failed += 1;
+                    bar.println(format!("error: {msg}"));
+                    outcomes.push(failed(&path.display().to_string(), msg));
+                }
+            }
+            bar.inc(1);
+        }
+        Ok(())
+    });
+    write_result?;
+    if written > 0 {
+        store.commit()?;
+    }
+    bar.finish_and_clear();
+    summary.seconds = started.elapsed().as_secs_f64();
+    summary.outcomes = outcomes;
+    Ok(summary)
+}

@@ -1,0 +1,126 @@
+//! Human-readable output. JSON output is the serde form of the same library types.
+
+use strata_index::DocSummary;
+use strata_search::navigate::{CitedDefinition, OutlineNode, Refs, Section};
+use strata_search::SearchResponse;
+
+use crate::ingest::Summary;
+
+fn snippet(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        flat
+    } else {
+        let cut: String = flat.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}
+
+pub fn search(r: &SearchResponse) {
+    if r.hits.is_empty() {
+        println!("no results for {:?}", r.query);
+        return;
+    }
+    for (i, h) in r.hits.iter().enumerate() {
+        let ranks: Vec<String> = h.ranks.iter().map(|(leg, rank)| format!("{} #{rank}", leg.name())).collect();
+        println!(
+            "{:>2}. {} — {}",
+            i + 1,
+            h.doc_title,
+            h.heading_path.last().map(String::as_str).unwrap_or("(start)")
+        );
+        println!(
+            "    {} · {} · {} · bytes {} · {} · score {:.4} ({})",
+            h.chunk_id,
+            h.source_path,
+            h.pages,
+            h.span,
+            h.kind.name(),
+            h.score,
+            ranks.join(", ")
+        );
+        if h.heading_path.len() > 1 {
+            println!("    {}", h.heading_path.join(" > "));
+        }
+        println!("    {}", snippet(&h.text, 280));
+    }
+}
+
+pub fn ingest(s: &Summary) {
+    for o in &s.outcomes {
+        if o.status == "failed" {
+            for m in &o.messages {
+                eprintln!("error: {m}");
+            }
+        } else {
+            for m in &o.messages {
+                eprintln!("warning: {}: {m}", o.path);
+            }
+        }
+    }
+    println!(
+        "{} files: {} ingested, {} unchanged, {} failed; {} chunks in {:.2}s",
+        s.files, s.ingested, s.unchanged, s.failed, s.chunks, s.seconds
+    );
+}
+
+pub fn tree(root: &OutlineNode) {
+    // Iterative, so that deep outlines print without recursion.
+    let mut stack = vec![(root, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        println!("{}{}  {}  [{}]", "  ".repeat(depth.min(40)), n.id, n.title, n.pages);
+        for c in n.children.iter().rev() {
+            stack.push((c, depth + 1));
+        }
+    }
+}
+
+pub fn section(s: &Section) {
+    println!("{} — {} ({}, bytes {})", s.doc_title, s.heading_path.join(" > "), s.pages, s.span);
+    println!();
+    println!("{}", s.text.trim_end());
+}
+
+pub fn define(term: &str, defs: &[CitedDefinition]) {
+    if defs.is_empty() {
+        println!("no definition of {term:?} in the index");
+        return;
+    }
+    let docs: std::collections::BTreeSet<_> = defs.iter().map(|d| d.definition.doc.clone()).collect();
+    if docs.len() > 1 {
+        println!("{term:?} is defined in {} documents:", docs.len());
+    }
+    for d in defs {
+        println!("{} — {} ({})", d.doc_title, d.heading_path.join(" > "), d.pages);
+        println!("    {}", snippet(&d.definition.text, 600));
+    }
+}
+
+pub fn refs(r: &Refs) {
+    println!("outgoing ({}):", r.outgoing.len());
+    for c in &r.outgoing {
+        let to = match (&c.reference.resolved, &c.to_title, &c.reference.external) {
+            (Some(id), Some(t), _) => format!("→ {id} {t}{}", if c.reference.exact { "" } else { " (nearest)" }),
+            (_, _, Some(ext)) => format!("→ external: {ext}"),
+            _ => "→ unresolved".to_string(),
+        };
+        println!("  {:>4} {}  {}", c.reference.from, c.reference.raw, to);
+    }
+    println!("incoming ({}):", r.incoming.len());
+    for c in &r.incoming {
+        println!("  {} {}  ← {}", c.reference.from, c.from_title, c.reference.raw);
+    }
+}
+
+pub fn docs(docs: &[DocSummary]) {
+    if docs.is_empty() {
+        println!("the index is empty; add documents with `strata ingest PATH`");
+        return;
+    }
+    for d in docs {
+        println!(
+            "{}  {}  [{}; {} pages, {} sections, {} chunks, {} terms, {} refs]\n    {}",
+            d.id, d.title, d.format.name(), d.pages, d.nodes, d.chunks, d.definitions, d.references, d.path
+        );
+    }
+}

@@ -1,0 +1,498 @@
+//! The embedded store: one folder, one tantivy index, one manifest.
+//!
+//! ```text
+//! .strata/
+//!   manifest.json     format version, tokenizer, chunking parameters
+//!   tantivy/          every record (see `schema.rs`); tantivy's commit is the transaction
+//! ```
+//!
+//! All records of a document are written between two commits, and tantivy publishes a commit
+//! by atomically replacing its `meta.json`; a crash (even `kill -9`) mid-ingest therefore
+//! leaves the last committed state readable, and re-running ingest completes the job. Readers
+//! take no lock, so many processes can search one folder while one writes.
+
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use strata_core::{Chunk, Definition, DocId, Document, DocumentRecord, Error, NodeId, Reference, Result};
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+use crate::schema::{Fields, KIND_CHUNK, KIND_DEF, KIND_DOC, KIND_TEXT};
+use crate::store::{DocSummary, Filter, LegHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};
+use crate::Manifest;
+
+/// Memory budget of the tantivy writer.
+const WRITER_HEAP: usize = 128 * 1024 * 1024;
+/// BM25 field boosts: the chunk text counts most, its heading path and document title less.
+const BOOST_TEXT: f32 = 1.0;
+const BOOST_HEADING: f32 = 0.5;
+const BOOST_TITLE: f32 = 0.25;
+
+/// The `doc` record payload: the document without its text.
+#[derive(Serialize, Deserialize)]
+struct DocMeta {
+    document: Document,
+    definitions: Vec<Definition>,
+    references: Vec<Reference>,
+    chunks: usize,
+}
+
+/// The default store: tantivy in a local folder.
+pub struct EmbeddedStore {
+    dir: PathBuf,
+    manifest: Manifest,
+    index: Index,
+    reader: IndexReader,
+    writer: Option<IndexWriter>,
+    f: Fields,
+}
+
+fn tv(dir: &Path) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
+    move |e| Error::Index { path: dir.to_path_buf(), reason: e.to_string() }
+}
+
+impl EmbeddedStore {
+    /// Opens an existing index for reading.
+    pub fn open(dir: &Path) -> Result<EmbeddedStore> {
+        let manifest = Manifest::read(dir)?.ok_or_else(|| Error::Index {
+            path: dir.to_path_buf(),
+            reason: "no strata index here; run `strata ingest PATH` first, or pass --index DIR".into(),
+        })?;
+        Self::open_with(dir, manifest)
+    }
+
+    /// Opens an index for writing, creating it when the folder has none. An existing index
+    /// must have been built with the same settings as `wanted`.
+    pub fn open_or_create(dir: &Path, wanted: Manifest) -> Result<EmbeddedStore> {
+        let manifest = match Manifest::read(dir)? {
+            Some(existing) => {
+                existing.check_compatible(&wanted, dir)?;
+                existing
+            }
+            None => {
+                let tdir = dir.join("tantivy");
+                std::fs::create_dir_all(&tdir).map_err(|e| Error::io(format!("creating {}", tdir.display()), e))?;
+                let (schema, _) = Fields::build();
+                if Index::open_in_dir(&tdir).is_err() {
+                    Index::create_in_dir(&tdir, schema).map_err(tv(dir))?;
+                }
+                wanted.write(dir)?;
+                wanted
+            }
+        };
+        let mut store = Self::open_with(dir, manifest)?;
+        let writer = store.index.writer(WRITER_HEAP).map_err(|e| match e {
+            tantivy::TantivyError::LockFailure(..) => Error::Index {
+                path: dir.to_path_buf(),
+                reason: "another process is writing to this index; wait for it to finish".into(),
+            },
+            e => tv(dir)(e),
+        })?;
+        store.writer = Some(writer);
+        Ok(store)
+    }
+
+    fn open_with(dir: &Path, manifest: Manifest) -> Result<EmbeddedStore> {
+        let index = Index::open_in_dir(dir.join("tantivy")).map_err(tv(dir))?;
+        let (schema, f) = Fields::build();
+        if index.schema() != schema {
+            return Err(Error::Index {
+                path: dir.to_path_buf(),
+                reason: "its tantivy schema differs from this strata's; re-create the index".into(),
+            });
+        }
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
+        Ok(EmbeddedStore { dir: dir.to_path_buf(), manifest, index, reader, writer: None, f })
+    }
+
+    /// The index folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Total size of the index files in bytes.
+    pub fn size_on_disk(&self) -> u64 {
+        fn walk(p: &Path) -> u64 {
+            std::fs::read_dir(p)
+                .map(|rd| {
+                    rd.flatten()
+                        .map(|e| match e.metadata() {
+                            Ok(m) if m.is_dir() => walk(&e.path()),
+                            Ok(m) => m.len(),
+                            Err(_) => 0,
+                        })
+                        .sum()
+                })
+                .unwrap_or(0)
+        }
+        walk(&self.dir)
+    }
+
+    fn searcher(&self) -> Searcher {
+        self.reader.searcher()
+    }
+
+    fn err(&self) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
+        tv(&self.dir)
+    }
+
+    fn term_q(&self, field: tantivy::schema::Field, value: &str) -> Box<dyn Query> {
+        Box::new(TermQuery::new(Term::from_field_text(field, value), IndexRecordOption::Basic))
+    }
+
+    /// `kind = K` plus the filter, as MUST clauses.
+    fn base(&self, kind: &str, filter: &Filter) -> Vec<(Occur, Box<dyn Query>)> {
+        let mut clauses = vec![(Occur::Must, self.term_q(self.f.kind, kind))];
+        if let Some(doc) = &filter.doc {
+            clauses.push((Occur::Must, self.term_q(self.f.doc_id, doc.as_str())));
+        }
+        if let Some(kind) = filter.kind {
+            clauses.push((Occur::Must, self.term_q(self.f.chunk_kind, kind.name())));
+        }
+        if let Some((first, last)) = filter.nodes {
+            clauses.push((
+                Occur::Must,
+                Box::new(RangeQuery::new(
+                    Bound::Included(Term::from_field_u64(self.f.node, first.0 as u64)),
+                    Bound::Included(Term::from_field_u64(self.f.node, last.0 as u64)),
+                )),
+            ));
+        }
+        clauses
+    }
+
+    fn all(&self, query: &dyn Query) -> Result<Vec<(DocAddress, TantivyDocument)>> {
+        let searcher = self.searcher();
+        let mut addrs: Vec<DocAddress> = searcher.search(query, &DocSetCollector).map_err(self.err())?.into_iter().collect();
+        addrs.sort();
+        addrs
+            .into_iter()
+            .map(|a| searcher.doc::<TantivyDocument>(a).map(|d| (a, d)).map_err(self.err()))
+            .collect()
+    }
+
+    fn top(&self, query: &dyn Query, limit: usize) -> Result<Vec<LegHit>> {
+        let searcher = self.searcher();
+        let top = searcher
+            .search(query, &TopDocs::with_limit(limit.max(1)).order_by_score())
+            .map_err(self.err())?;
+        top.into_iter()
+            .map(|(score, addr)| {
+                let doc: TantivyDocument = searcher.doc(addr).map_err(self.err())?;
+                Ok(LegHit { chunk: self.str_field(&doc, self.f.chunk_id), score })
+            })
+            .collect()
+    }
+
+    fn str_field(&self, doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
+        doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string()
+    }
+
+    fn payload<T: for<'de> Deserialize<'de>>(&self, doc: &TantivyDocument) -> Result<T> {
+        let bytes = doc.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
+        serde_json::from_slice(bytes).map_err(|e| Error::Index {
+            path: self.dir.clone(),
+            reason: format!("a stored record is damaged ({e}); re-ingest the affected document"),
+        })
+    }
+
+    fn analyze(&self, field: tantivy::schema::Field, text: &str) -> Result<Vec<String>> {
+        let mut analyzer = self.index.tokenizer_for_field(field).map_err(self.err())?;
+        let mut stream = analyzer.token_stream(text);
+        let mut out = Vec::new();
+        while let Some(t) = stream.next() {
+            out.push(t.text.clone());
+        }
+        Ok(out)
+    }
+
+    fn doc_meta(&self, id: &DocId) -> Result<Option<(TantivyDocument, DocMeta)>> {
+        let q = BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+        match self.all(&q)?.into_iter().next() {
+            Some((_, d)) => {
+                let meta = self.payload(&d)?;
+                Ok(Some((d, meta)))
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn writer(&mut self) -> Result<&mut IndexWriter> {
+        let dir = self.dir.clone();
+        self.writer.as_mut().ok_or_else(|| Error::Index { path: dir, reason: "opened read-only".into() })
+    }
+
+    fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+        serde_json::to_vec(value).map_err(|e| Error::Internal(format!("serializing a record: {e}")))
+    }
+}
+
+impl StoreRead for EmbeddedStore {
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn documents(&self) -> Result<Vec<DocSummary>> {
+        let q = BooleanQuery::new(self.base(KIND_DOC, &Filter::default()));
+        let mut out = Vec::new();
+        for (_, d) in self.all(&q)? {
+            let meta: DocMeta = self.payload(&d)?;
+            let doc = meta.document;
+            out.push(DocSummary {
+                id: doc.id.clone(),
+                title: doc.title.clone(),
+                path: doc.source.path.clone(),
+                format: doc.source.format,
+                content_hash: doc.source.content_hash.clone(),
+                pages: doc.pages.len(),
+                nodes: doc.tree.len(),
+                chunks: meta.chunks,
+                definitions: meta.definitions.len(),
+                references: meta.references.len(),
+            });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    fn document(&self, id: &DocId) -> Result<Option<StoredDocument>> {
+        let Some((_, meta)) = self.doc_meta(id)? else { return Ok(None) };
+        let q = BooleanQuery::new(self.base(KIND_TEXT, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+        let text = match self.all(&q)?.into_iter().next() {
+            Some((_, d)) => {
+                let bytes = d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
+                String::from_utf8_lossy(bytes).into_owned()
+            }
+            None => {
+                return Err(Error::Index {
+                    path: self.dir.clone(),
+                    reason: format!("document {id} has no stored text; re-ingest it"),
+                })
+            }
+        };
+        let mut document = meta.document;
+        document.text = text;
+        Ok(Some(StoredDocument { document, definitions: meta.definitions, references: meta.references, chunks: meta.chunks }))
+    }
+
+    fn content_hash(&self, id: &DocId) -> Result<Option<String>> {
+        let q = BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+        Ok(self.all(&q)?.into_iter().next().map(|(_, d)| self.str_field(&d, self.f.hash)))
+    }
+
+    fn chunks(&self, ids: &[String]) -> Result<Vec<StoredChunk>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut by_id: HashMap<String, StoredChunk> = HashMap::new();
+        for batch in ids.chunks(512) {
+            let should: Vec<(Occur, Box<dyn Query>)> =
+                batch.iter().map(|id| (Occur::Should, self.term_q(self.f.chunk_id, id))).collect();
+            let mut clauses = self.base(KIND_CHUNK, &Filter::default());
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
+            for (_, d) in self.all(&BooleanQuery::new(clauses))? {
+                let c: StoredChunk = self.payload(&d)?;
+                by_id.insert(c.chunk.id.clone(), c);
+            }
+        }
+        Ok(ids.iter().filter_map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>> {
+        let filter = Filter { doc: Some(doc.clone()), nodes, kind: None };
+        let q = BooleanQuery::new(self.base(KIND_CHUNK, &filter));
+        let mut out: Vec<StoredChunk> =
+            self.all(&q)?.iter().map(|(_, d)| self.payload(d)).collect::<Result<_>>()?;
+        out.sort_by_key(|c| c.chunk.ordinal);
+        Ok(out)
+    }
+
+    fn keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        let terms: BTreeSet<String> = self.analyze(self.f.text, query)?.into_iter().collect();
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (field, boost) in [(self.f.text, BOOST_TEXT), (self.f.heading, BOOST_HEADING), (self.f.title, BOOST_TITLE)] {
+            for t in &terms {
+                let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
+                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+            }
+        }
+        let mut clauses = self.base(KIND_CHUNK, filter);
+        clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
+        self.top(&BooleanQuery::new(clauses), limit)
+    }
+
+    fn exact_numbers(&self, keys: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let should: Vec<(Occur, Box<dyn Query>)> =
+            keys.iter().map(|k| (Occur::Should, self.term_q(self.f.numbers, k))).collect();
+        let mut clauses = self.base(KIND_CHUNK, filter);
+        clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
+        let mut hits: Vec<(String, u64, String)> = self
+            .all(&BooleanQuery::new(clauses))?
+            .iter()
+            .map(|(_, d)| {
+                let ordinal = d.get_first(self.f.ordinal).and_then(|v| v.as_u64()).unwrap_or(0);
+                (self.str_field(d, self.f.doc_id), ordinal, self.str_field(d, self.f.chunk_id))
+            })
+            .collect();
+        hits.sort();
+        hits.truncate(limit);
+        Ok(hits.into_iter().map(|(_, _, chunk)| LegHit { chunk, score: 1.0 }).collect())
+    }
+
+    fn exact_terms(&self, terms: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let should: Vec<(Occur, Box<dyn Query>)> =
+            terms.iter().map(|t| (Occur::Should, self.term_q(self.f.terms, t))).collect();
+        let mut clauses = self.base(KIND_CHUNK, filter);
+        clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
+        self.top(&BooleanQuery::new(clauses), limit)
+    }
+
+    fn exact_phrase(&self, phrase: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        let words = self.analyze(self.f.exact_text, phrase)?;
+        let q: Box<dyn Query> = match words.len() {
+            0 => return Ok(Vec::new()),
+            1 => self.term_q(self.f.exact_text, &words[0]),
+            _ => Box::new(PhraseQuery::new(words.iter().map(|w| Term::from_field_text(self.f.exact_text, w)).collect())),
+        };
+        let mut clauses = self.base(KIND_CHUNK, filter);
+        clauses.push((Occur::Must, q));
+        self.top(&BooleanQuery::new(clauses), limit)
+    }
+
+    fn definitions(&self, term: &str) -> Result<Vec<Definition>> {
+        let mut clauses = self.base(KIND_DEF, &Filter::default());
+        clauses.push((Occur::Must, self.term_q(self.f.terms, term)));
+        self.all(&BooleanQuery::new(clauses))?.iter().map(|(_, d)| self.payload(d)).collect()
+    }
+
+    fn defined_terms(&self) -> Result<Vec<String>> {
+        let searcher = self.searcher();
+        let mut out = BTreeSet::new();
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(self.f.terms).map_err(self.err())?;
+            let mut stream = inverted.terms().stream().map_err(|e| Error::io("reading the term dictionary", e))?;
+            while stream.advance() {
+                out.insert(String::from_utf8_lossy(stream.key()).into_owned());
+            }
+        }
+        Ok(out.into_iter().collect())
+    }
+}
+
+impl StoreWrite for EmbeddedStore {
+    fn put(&mut self, record: &DocumentRecord) -> Result<()> {
+        let f = self.f;
+        let doc = &record.document;
+        let id = doc.id.as_str().to_string();
+        let mut docs: Vec<TantivyDocument> = Vec::with_capacity(record.chunks.len() + record.definitions.len() + 2);
+
+        let mut text = TantivyDocument::default();
+        text.add_text(f.kind, KIND_TEXT);
+        text.add_text(f.doc_id, &id);
+        text.add_bytes(f.payload, doc.text.as_bytes());
+        docs.push(text);
+
+        let meta = DocMeta {
+            document: Document { text: String::new(), ..doc.clone() },
+            definitions: record.definitions.clone(),
+            references: record.references.clone(),
+            chunks: record.chunks.len(),
+        };
+        let mut d = TantivyDocument::default();
+        d.add_text(f.kind, KIND_DOC);
+        d.add_text(f.doc_id, &id);
+        d.add_text(f.hash, &doc.source.content_hash);
+        d.add_bytes(f.payload, &Self::json(&meta)?);
+        docs.push(d);
+
+        for def in &record.definitions {
+            let mut d = TantivyDocument::default();
+            d.add_text(f.kind, KIND_DEF);
+            d.add_text(f.doc_id, &id);
+            d.add_text(f.terms, &def.normalized);
+            d.add_bytes(f.payload, &Self::json(def)?);
+            docs.push(d);
+        }
+
+        for chunk in &record.chunks {
+            docs.push(self.chunk_doc(doc, chunk)?);
+        }
+
+        let dir = self.dir.clone();
+        let writer = self.writer()?;
+        writer.delete_term(Term::from_field_text(f.doc_id, &id));
+        for d in docs {
+            writer.add_document(d).map_err(tv(&dir))?;
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, id: &DocId) -> Result<bool> {
+        if self.content_hash(id)?.is_none() {
+            return Ok(false);
+        }
+        let f = self.f;
+        self.writer()?.delete_term(Term::from_field_text(f.doc_id, id.as_str()));
+        Ok(true)
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        let dir = self.dir.clone();
+        self.writer()?.commit().map_err(tv(&dir))?;
+        self.reader.reload().map_err(tv(&dir))?;
+        Ok(())
+    }
+}
+
+impl EmbeddedStore {
+    fn chunk_doc(&self, doc: &Document, chunk: &Chunk) -> Result<TantivyDocument> {
+        let f = self.f;
+        let node = doc.tree.get(chunk.node);
+        let number = node.and_then(|n| n.number.as_ref()).map(|n| n.key());
+        let own = chunk.span.slice(&doc.text);
+        let indexed = chunk.indexed_span().slice(&doc.text);
+        let mut d = TantivyDocument::default();
+        d.add_text(f.kind, KIND_CHUNK);
+        d.add_text(f.doc_id, doc.id.as_str());
+        d.add_text(f.chunk_id, &chunk.id);
+        d.add_u64(f.ordinal, chunk.ordinal as u64);
+        d.add_u64(f.node, chunk.node.0 as u64);
+        d.add_text(f.chunk_kind, chunk.kind.name());
+        match &chunk.context {
+            Some(context) => d.add_text(f.text, format!("{context}\n{indexed}")),
+            None => d.add_text(f.text, indexed),
+        }
+        d.add_text(f.heading, chunk.heading_path.join(" > "));
+        d.add_text(f.title, &doc.title);
+        d.add_text(f.exact_text, indexed);
+        if let Some(key) = &number {
+            d.add_text(f.numbers, key);
+        }
+        for term in &chunk.defines {
+            d.add_text(f.terms, term);
+        }
+        let stored = StoredChunk {
+            chunk: chunk.clone(),
+            text: own.to_string(),
+            doc_title: doc.title.clone(),
+            source_path: doc.source.path.clone(),
+            number,
+        };
+        d.add_bytes(f.payload, &Self::json(&stored)?);
+        Ok(d)
+    }
+}

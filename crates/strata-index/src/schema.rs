@@ -1,0 +1,81 @@
+//! The tantivy schema of the embedded store.
+//!
+//! One tantivy index holds four record kinds, told apart by the `kind` field, so that one
+//! tantivy commit makes a whole document (its text, tree, chunks and definitions) visible at
+//! once, or none of it:
+//!
+//! | kind | one per | payload |
+//! |---|---|---|
+//! | `doc` | document | tree, pages, references (JSON, text left out) |
+//! | `text` | document | the normalized text (UTF-8) |
+//! | `chunk` | chunk | [`crate::StoredChunk`] (JSON) |
+//! | `def` | definition | [`strata_core::Definition`] (JSON) |
+
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STORED, STRING,
+};
+
+/// Record kinds.
+pub(crate) const KIND_DOC: &str = "doc";
+pub(crate) const KIND_TEXT: &str = "text";
+pub(crate) const KIND_CHUNK: &str = "chunk";
+pub(crate) const KIND_DEF: &str = "def";
+
+/// Handles to the schema's fields.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    pub kind: Field,
+    pub doc_id: Field,
+    pub chunk_id: Field,
+    pub ordinal: Field,
+    pub node: Field,
+    pub chunk_kind: Field,
+    /// BM25: context + overlap + chunk text, English stemming.
+    pub text: Field,
+    /// BM25: heading path.
+    pub heading: Field,
+    /// BM25: document title.
+    pub title: Field,
+    /// Exact phrases: chunk text, lowercased, not stemmed, with positions.
+    pub exact_text: Field,
+    /// Exact: normalized section-number keys of the chunk's node.
+    pub numbers: Field,
+    /// Exact: normalized terms a chunk or definition defines.
+    pub terms: Field,
+    /// Content hash of the source, on `doc` records.
+    pub hash: Field,
+    pub payload: Field,
+}
+
+impl Fields {
+    pub(crate) fn build() -> (Schema, Fields) {
+        let mut b = Schema::builder();
+        let stemmed = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer("en_stem")
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        let exact = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer("default")
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        let fields = Fields {
+            kind: b.add_text_field("kind", STRING),
+            doc_id: b.add_text_field("doc_id", STRING | STORED),
+            chunk_id: b.add_text_field("chunk_id", STRING | STORED),
+            ordinal: b.add_u64_field("ordinal", NumericOptions::default().set_fast().set_stored()),
+            node: b.add_u64_field("node", NumericOptions::default().set_indexed().set_fast()),
+            chunk_kind: b.add_text_field("chunk_kind", STRING),
+            text: b.add_text_field("text", stemmed.clone()),
+            heading: b.add_text_field("heading", stemmed.clone()),
+            title: b.add_text_field("title", stemmed),
+            exact_text: b.add_text_field("exact_text", exact),
+            numbers: b.add_text_field("numbers", STRING),
+            terms: b.add_text_field("terms", STRING),
+            hash: b.add_text_field("hash", STRING | STORED),
+            payload: b.add_bytes_field("payload", STORED),
+        };
+        (b.build(), fields)
+    }
+}

@@ -1,0 +1,141 @@
+//! The `Store` seam: what search reads and what ingest writes.
+//!
+//! Read and write are separate traits (Qdrant's `VectorStorageRead` pattern): a search path
+//! that holds only a [`StoreRead`] cannot change an index. External engines (PostgreSQL,
+//! vector databases) implement the same traits, so the CLI, the API and the eval harness work
+//! unchanged on any of them.
+
+use serde::{Deserialize, Serialize};
+use strata_core::{Chunk, ChunkKind, Definition, DocId, Document, DocumentRecord, Format, NodeId, Reference, Result};
+
+use crate::Manifest;
+
+/// A document as listed by [`StoreRead::documents`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocSummary {
+    /// Id.
+    pub id: DocId,
+    /// Title.
+    pub title: String,
+    /// Source path.
+    pub path: String,
+    /// Format.
+    pub format: Format,
+    /// blake3 of the source bytes.
+    pub content_hash: String,
+    /// Pages.
+    pub pages: usize,
+    /// Sections, root included.
+    pub nodes: usize,
+    /// Chunks.
+    pub chunks: usize,
+    /// Defined terms.
+    pub definitions: usize,
+    /// Cross-references.
+    pub references: usize,
+}
+
+/// A stored document without its chunks: text, tree, definitions and references.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StoredDocument {
+    /// The document, text included.
+    pub document: Document,
+    /// Terms it defines.
+    pub definitions: Vec<Definition>,
+    /// Its cross-references.
+    pub references: Vec<Reference>,
+    /// Number of chunks.
+    pub chunks: usize,
+}
+
+/// A chunk with what a result needs to show it without loading its document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredChunk {
+    /// The chunk.
+    pub chunk: Chunk,
+    /// The chunk's own text.
+    pub text: String,
+    /// Title of its document.
+    pub doc_title: String,
+    /// Source path of its document.
+    pub source_path: String,
+    /// Normalized section-number key of its node, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<String>,
+}
+
+/// Restricts a leg to part of the index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Only this document.
+    pub doc: Option<DocId>,
+    /// Only the subtree of this node of `doc` (node ids `first..=last`, contiguous in
+    /// depth-first order).
+    pub nodes: Option<(NodeId, NodeId)>,
+    /// Only chunks of this kind.
+    pub kind: Option<ChunkKind>,
+}
+
+/// One result of one leg: a chunk id and the leg's score (higher is better).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LegHit {
+    /// Chunk id.
+    pub chunk: String,
+    /// The leg's own score.
+    pub score: f32,
+}
+
+/// What search needs from an index.
+pub trait StoreRead {
+    /// The index manifest.
+    fn manifest(&self) -> &Manifest;
+
+    /// All documents, sorted by source path.
+    fn documents(&self) -> Result<Vec<DocSummary>>;
+
+    /// One document with its text, tree, definitions and references.
+    fn document(&self, id: &DocId) -> Result<Option<StoredDocument>>;
+
+    /// The content hash stored for a document, to skip unchanged files.
+    fn content_hash(&self, id: &DocId) -> Result<Option<String>>;
+
+    /// Chunks by id, in the order asked; unknown ids are skipped.
+    fn chunks(&self, ids: &[String]) -> Result<Vec<StoredChunk>>;
+
+    /// All chunks of a document (optionally of one node's subtree), in document order.
+    fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>>;
+
+    /// BM25 leg: chunk text, heading path and document title, English stemming.
+    fn keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>>;
+
+    /// Exact leg, section numbers: chunks whose section number key equals one of `keys`,
+    /// ordered by document and position.
+    fn exact_numbers(&self, keys: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>>;
+
+    /// Exact leg, defined terms: chunks that define one of the normalized `terms`.
+    fn exact_terms(&self, terms: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>>;
+
+    /// Exact leg, phrases: chunks that contain `phrase` word for word (case-insensitive).
+    fn exact_phrase(&self, phrase: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>>;
+
+    /// Definitions of a normalized term, across documents.
+    fn definitions(&self, term: &str) -> Result<Vec<Definition>>;
+
+    /// Every normalized defined term in the index (for query planning).
+    fn defined_terms(&self) -> Result<Vec<String>>;
+}
+
+/// What ingest needs on top of reading.
+///
+/// Writes are staged until [`StoreWrite::commit`]; a crash before it leaves the last commit
+/// readable.
+pub trait StoreWrite: StoreRead {
+    /// Stages a document, replacing every record of the same id.
+    fn put(&mut self, record: &DocumentRecord) -> Result<()>;
+
+    /// Stages the removal of a document and all its records. Returns false when unknown.
+    fn remove(&mut self, id: &DocId) -> Result<bool>;
+
+    /// Makes staged changes durable and visible, atomically.
+    fn commit(&mut self) -> Result<()>;
+}

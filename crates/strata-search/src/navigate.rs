@@ -1,0 +1,218 @@
+//! Navigation: outline, read a section, define a term, follow references.
+//!
+//! These are the moves an agent makes besides searching. The CLI, the HTTP API and the MCP
+//! tools call these same functions and render the same shapes.
+
+use serde::Serialize;
+use strata_core::{Definition, DocId, Error, Node, NodeId, PageRange, Reference, Result, Span};
+use strata_index::{StoreRead, StoredDocument};
+
+/// Resolves `DOC`: a document id, or a part of a source path that names one document.
+pub fn resolve_doc(store: &dyn StoreRead, doc: &str) -> Result<DocId> {
+    let docs = store.documents()?;
+    if let Some(d) = docs.iter().find(|d| d.id.as_str() == doc) {
+        return Ok(d.id.clone());
+    }
+    let matches: Vec<_> = docs.iter().filter(|d| d.path.contains(doc)).collect();
+    match matches.as_slice() {
+        [one] => Ok(one.id.clone()),
+        [] => Err(Error::user(format!(
+            "no document matches {doc:?}; `strata docs` lists ids and paths"
+        ))),
+        many => Err(Error::user(format!(
+            "{doc:?} matches {} documents ({}); give more of the path or the id",
+            many.len(),
+            many.iter().take(5).map(|d| d.id.as_str()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// Parses `DOC#NODE` (NODE an id like `0042`, or a section number like `102` or `4.2.1`).
+pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocument, NodeId)> {
+    let (doc, node) = target.split_once('#').unwrap_or((target, "0"));
+    let id = resolve_doc(store, doc)?;
+    let stored = store.document(&id)?.ok_or_else(|| Error::user(format!("document {id} is not in the index")))?;
+    let tree = &stored.document.tree;
+    let found = if node.chars().all(|c| c.is_ascii_digit()) && node.len() == 4 {
+        NodeId::parse(node).filter(|n| tree.get(*n).is_some())
+    } else {
+        None
+    }
+    .or_else(|| tree.find_number(&strata_core::number::normalize(node)).next().map(|n| n.id))
+    .or_else(|| NodeId::parse(node).filter(|n| tree.get(*n).is_some()));
+    match found {
+        Some(n) => Ok((stored, n)),
+        None => Err(Error::user(format!(
+            "{id} has no node {node:?}; use a node id from `strata tree {id}` (e.g. 0003) or a section number"
+        ))),
+    }
+}
+
+/// One node of an outline.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutlineNode {
+    /// Node id (`0042`).
+    pub id: String,
+    /// Heading text.
+    pub title: String,
+    /// Section number as printed.
+    pub number: Option<String>,
+    /// Level.
+    pub level: u32,
+    /// Pages.
+    pub pages: PageRange,
+    /// Children.
+    pub children: Vec<OutlineNode>,
+}
+
+/// The outline of a document as nested nodes (built bottom-up, without recursion).
+pub fn outline(doc: &StoredDocument) -> OutlineNode {
+    let nodes = doc.document.tree.nodes();
+    let mut built: Vec<Option<OutlineNode>> = vec![None; nodes.len()];
+    for n in nodes.iter().rev() {
+        let children = n.children.iter().filter_map(|c| built[c.index()].take()).collect();
+        built[n.id.index()] = Some(OutlineNode {
+            id: n.id.to_string(),
+            title: n.title.clone(),
+            number: n.number.as_ref().map(|x| x.to_string()),
+            level: n.level,
+            pages: n.pages,
+            children,
+        });
+    }
+    built[0].take().expect("a tree has a root")
+}
+
+/// A section's text with its citation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Section {
+    /// Document id.
+    pub doc_id: String,
+    /// Document title.
+    pub doc_title: String,
+    /// Node id.
+    pub node_id: String,
+    /// Heading path.
+    pub heading_path: Vec<String>,
+    /// Section number.
+    pub number: Option<String>,
+    /// Pages.
+    pub pages: PageRange,
+    /// Byte span of the subtree.
+    pub span: Span,
+    /// The text of the section and its subsections.
+    pub text: String,
+}
+
+/// The text of a node's subtree.
+pub fn section(doc: &StoredDocument, node: NodeId) -> Section {
+    let d = &doc.document;
+    let n: &Node = d.tree.get(node).expect("resolved node");
+    Section {
+        doc_id: d.id.to_string(),
+        doc_title: d.title.clone(),
+        node_id: n.id.to_string(),
+        heading_path: d.tree.heading_path(node),
+        number: n.number.as_ref().map(|x| x.to_string()),
+        pages: n.pages,
+        span: n.subtree,
+        text: n.subtree.slice(&d.text).to_string(),
+    }
+}
+
+/// A definition with its citation.
+#[derive(Debug, Clone, Serialize)]
+pub struct CitedDefinition {
+    /// The definition.
+    #[serde(flatten)]
+    pub definition: Definition,
+    /// Document title.
+    pub doc_title: String,
+    /// Heading path of the section holding it.
+    pub heading_path: Vec<String>,
+    /// Pages.
+    pub pages: PageRange,
+}
+
+/// Definitions of a term across the index, with citations. Several documents may define a
+/// term differently; all are returned, grouped by document.
+pub fn define(store: &dyn StoreRead, term: &str) -> Result<Vec<CitedDefinition>> {
+    let normalized = strata_core::normalize_term(term);
+    let mut defs = store.definitions(&normalized)?;
+    defs.sort_by(|a, b| a.doc.cmp(&b.doc).then(a.span.start.cmp(&b.span.start)));
+    let mut out = Vec::new();
+    let mut cache: Option<StoredDocument> = None;
+    for def in defs {
+        if cache.as_ref().is_none_or(|c| c.document.id != def.doc) {
+            cache = store.document(&def.doc)?;
+        }
+        let Some(doc) = &cache else { continue };
+        out.push(CitedDefinition {
+            doc_title: doc.document.title.clone(),
+            heading_path: doc.document.tree.heading_path(def.node),
+            pages: doc.document.pages_of(def.span),
+            definition: def,
+        });
+    }
+    Ok(out)
+}
+
+/// One reference with the titles of both ends.
+#[derive(Debug, Clone, Serialize)]
+pub struct CitedReference {
+    /// The reference.
+    #[serde(flatten)]
+    pub reference: Reference,
+    /// Title of the node it appears in.
+    pub from_title: String,
+    /// Title of the node it resolves to.
+    pub to_title: Option<String>,
+}
+
+/// References out of and into a node's subtree.
+#[derive(Debug, Clone, Serialize)]
+pub struct Refs {
+    /// Document id.
+    pub doc_id: String,
+    /// Node id.
+    pub node_id: String,
+    /// References made inside the subtree.
+    pub outgoing: Vec<CitedReference>,
+    /// References elsewhere in the document that resolve into the subtree.
+    pub incoming: Vec<CitedReference>,
+}
+
+/// Outgoing and incoming references of a node (the root: the whole document).
+pub fn refs(doc: &StoredDocument, node: NodeId) -> Refs {
+    let d = &doc.document;
+    let n = d.tree.get(node).expect("resolved node");
+    let last = last_descendant(d, node);
+    let inside = |id: NodeId| id >= node && id <= last;
+    let cite = |r: &Reference| CitedReference {
+        reference: r.clone(),
+        from_title: d.tree.get(r.from).map(|x| x.title.clone()).unwrap_or_default(),
+        to_title: r.resolved.and_then(|t| d.tree.get(t)).map(|x| x.title.clone()),
+    };
+    let outgoing = doc.references.iter().filter(|r| n.subtree.contains(r.span.start)).map(cite).collect();
+    let incoming = doc
+        .references
+        .iter()
+        .filter(|r| r.resolved.is_some_and(inside) && !(node != NodeId::ROOT && inside(r.from)))
+        .map(cite)
+        .collect();
+    Refs { doc_id: d.id.to_string(), node_id: n.id.to_string(), outgoing, incoming }
+}
+
+/// The last node of `node`'s subtree (subtrees are contiguous in depth-first order).
+pub fn last_descendant(doc: &strata_core::Document, node: NodeId) -> NodeId {
+    let end = doc.tree.get(node).map(|n| n.subtree.end).unwrap_or(0);
+    let nodes = doc.tree.nodes();
+    let mut last = node;
+    for n in &nodes[node.index() + 1..] {
+        if n.heading.start >= end {
+            break;
+        }
+        last = n.id;
+    }
+    last
+}

@@ -1,0 +1,143 @@
+//! The plan stage: what a query asks for before anything is retrieved.
+//!
+//! A query is read for section identifiers (`Section 102(b)`, `§ 4.2`, `Article V`, a bare
+//! `4.2.1`), quoted phrases, and defined terms of the indexed documents. Identifiers make the
+//! exact leg decisive: their hits are ranked first.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+use strata_core::{normalize_term, number};
+
+/// A section identifier found in a query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Identifier {
+    /// As written in the query.
+    pub raw: String,
+    /// Normalized key (`102(b)`, `article v`).
+    pub key: String,
+}
+
+/// What a query asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    /// The query as given.
+    pub query: String,
+    /// Section identifiers.
+    pub identifiers: Vec<Identifier>,
+    /// Quoted phrases.
+    pub phrases: Vec<String>,
+    /// Normalized defined terms that occur in the query.
+    pub terms: Vec<String>,
+}
+
+static SECTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:§§?|\bsec(?:tion)?s?\b\.?)\s*(\d+[a-z]{0,2}(?:[.\-]\d+[a-z]?)*(?:\s?\([a-z0-9]{1,5}\))*)",
+    )
+    .unwrap()
+});
+
+static UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b({})\s+([ivxlcdm]+|\d+[a-z]?(?:\.\d+)*|[a-z](?:\.\d+)*)\b",
+        number::UNITS.join("|")
+    ))
+    .unwrap()
+});
+
+static BARE: LazyLock<Regex> = LazyLock::new(|| {
+    // A query that is only a number like `4.2.1`, `A.3` or `102(b)`.
+    Regex::new(r"(?i)^\s*((?:\d+|[a-z])(?:\.\d+)+\.?|\d+[a-z]?(?:\s?\([a-z0-9]{1,5}\))+)\s*$").unwrap()
+});
+
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"["“]([^"”]{2,200})["”]"#).unwrap());
+
+impl Plan {
+    /// Reads a query. `defined_terms` are the normalized terms of the index.
+    pub fn read(query: &str, defined_terms: &[String]) -> Plan {
+        let mut plan = Plan { query: query.to_string(), ..Plan::default() };
+        let mut push = |raw: &str, key: String| {
+            if !key.is_empty() && !plan.identifiers.iter().any(|i| i.key == key) {
+                plan.identifiers.push(Identifier { raw: raw.trim().to_string(), key });
+            }
+        };
+        for c in SECTION.captures_iter(query) {
+            push(&c[0], number::normalize(&c[1]));
+        }
+        for c in UNIT.captures_iter(query) {
+            let unit = c[1].to_ascii_lowercase();
+            // "title 35" in "35 U.S.C." style text is a unit too; keep it.
+            push(&c[0], format!("{unit} {}", number::normalize(&c[2])));
+        }
+        if let Some(c) = BARE.captures(query) {
+            push(&c[0], number::normalize(&c[1]));
+        }
+        for c in QUOTED.captures_iter(query) {
+            plan.phrases.push(c[1].trim().to_string());
+        }
+        let normalized = format!(" {} ", normalize_term(query));
+        for term in defined_terms {
+            if term.len() > 1 && contains_words(&normalized, term) {
+                plan.terms.push(term.clone());
+            }
+        }
+        plan
+    }
+
+    /// True when the query names a section: exact hits then rank first.
+    pub fn is_identifier_query(&self) -> bool {
+        !self.identifiers.is_empty()
+    }
+}
+
+/// True when `needle` occurs in `hay` (padded with spaces) on word boundaries.
+fn contains_words(hay: &str, needle: &str) -> bool {
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle) {
+        let start = from + i;
+        let end = start + needle.len();
+        let before = hay[..start].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let after = hay[end..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+        if before && after {
+            return true;
+        }
+        from = start + needle.len().max(1);
+        while !hay.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(q: &str) -> Vec<String> {
+        Plan::read(q, &[]).identifiers.into_iter().map(|i| i.key).collect()
+    }
+
+    #[test]
+    fn section_forms_normalize_alike() {
+        for q in ["section 102(b)", "Section 102(b)", "§ 102(b)", "102(b)", "sec. 102 (b)", "§102(b)"] {
+            assert_eq!(keys(q), ["102(b)"], "{q}");
+        }
+    }
+
+    #[test]
+    fn units_and_dotted_numbers() {
+        assert_eq!(keys("Article V"), ["article v"]);
+        assert_eq!(keys("4.2.1"), ["4.2.1"]);
+        assert_eq!(keys("see section 4.2 of the spec"), ["4.2"]);
+        assert!(keys("how do retries work").is_empty());
+    }
+
+    #[test]
+    fn phrases_and_terms() {
+        let p = Plan::read("what is an \"effective filing date\" of an invention", &["invention".into(), "patent".into()]);
+        assert_eq!(p.phrases, ["effective filing date"]);
+        assert_eq!(p.terms, ["invention"]);
+    }
+}

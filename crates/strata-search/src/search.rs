@@ -1,0 +1,214 @@
+//! A search: plan → retrieve → fuse → assemble.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+use serde::Serialize;
+use strata_core::config::SearchConfig;
+use strata_core::{ChunkKind, Error, PageRange, Result, Span};
+use strata_index::{Filter, StoreRead};
+
+use crate::fuse::{Fused, Fusion, Leg, RankedList, Rrf};
+use crate::plan::Plan;
+use crate::retrieve::{self, LEG_DEPTH};
+
+/// Search modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// BM25 only.
+    Keyword,
+    /// Section numbers, defined terms and quoted phrases only.
+    Exact,
+    /// Keyword and exact fused with RRF; exact hits first for identifier queries.
+    Hybrid,
+    /// Embeddings only (needs a dense index).
+    Dense,
+    /// Sections, then chunks, then sentences (needs the hierarchy stage).
+    Hierarchical,
+}
+
+impl Mode {
+    /// Parses a mode name; the error lists the valid ones.
+    pub fn parse(s: &str) -> Result<Mode> {
+        Ok(match s {
+            "keyword" => Mode::Keyword,
+            "exact" => Mode::Exact,
+            "hybrid" => Mode::Hybrid,
+            "dense" => Mode::Dense,
+            "hierarchical" => Mode::Hierarchical,
+            other => {
+                return Err(Error::user(format!(
+                    "unknown mode {other:?}; use one of {}",
+                    strata_core::config::MODES.join(", ")
+                )))
+            }
+        })
+    }
+}
+
+/// A search request, the same whichever front-end it came from.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// The query text.
+    pub query: String,
+    /// Mode.
+    pub mode: Mode,
+    /// Number of results, 1 to [`strata_core::config::MAX_K`].
+    pub k: usize,
+    /// Restrictions.
+    pub filter: Filter,
+}
+
+/// One result.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    /// Chunk id.
+    pub chunk_id: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Document title.
+    pub doc_title: String,
+    /// Source path.
+    pub source_path: String,
+    /// Node id of the section (`0042`).
+    pub node_id: String,
+    /// Heading path from the top section down.
+    pub heading_path: Vec<String>,
+    /// Section number key of the chunk's section, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section_number: Option<String>,
+    /// Pages.
+    pub pages: PageRange,
+    /// Byte span in the document text.
+    pub span: Span,
+    /// Chunk kind.
+    pub kind: ChunkKind,
+    /// Fused score.
+    pub score: f64,
+    /// 1-based rank per leg.
+    pub ranks: BTreeMap<Leg, usize>,
+    /// The chunk's text.
+    pub text: String,
+}
+
+/// What a search returns.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResponse {
+    /// The query.
+    pub query: String,
+    /// Mode used.
+    pub mode: Mode,
+    /// What the planner read in the query.
+    pub plan: Plan,
+    /// Results, best first.
+    pub hits: Vec<SearchHit>,
+    /// Milliseconds spent.
+    pub took_ms: f64,
+}
+
+/// Runs searches against a store.
+pub struct Searcher<'s> {
+    store: &'s dyn StoreRead,
+    config: SearchConfig,
+    defined_terms: Vec<String>,
+}
+
+impl<'s> Searcher<'s> {
+    /// A searcher over `store` with search settings.
+    pub fn new(store: &'s dyn StoreRead, config: SearchConfig) -> Result<Searcher<'s>> {
+        let defined_terms = store.defined_terms()?;
+        Ok(Searcher { store, config, defined_terms })
+    }
+
+    /// Runs one search.
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let started = Instant::now();
+        if req.query.trim().is_empty() {
+            return Err(Error::user("the query is empty; give some words, a quoted phrase or a section number"));
+        }
+        if !(1..=strata_core::config::MAX_K).contains(&req.k) {
+            return Err(Error::user(format!("k must be between 1 and {}, got {}", strata_core::config::MAX_K, req.k)));
+        }
+        let plan = Plan::read(&req.query, &self.defined_terms);
+        let depth = LEG_DEPTH.max(req.k);
+        let weights = &self.config.weights;
+        let fused: Vec<Fused> = match req.mode {
+            Mode::Dense | Mode::Hierarchical => {
+                return Err(Error::user(format!(
+                    "mode {:?} needs the dense index, which this build does not have yet; use keyword, exact or hybrid",
+                    req.mode
+                )))
+            }
+            Mode::Keyword => {
+                let hits = retrieve::keyword(self.store, &plan, &req.filter, depth)?;
+                Rrf { k: self.config.rrf_k }.fuse(&[RankedList { leg: Leg::Keyword, weight: 1.0, hits }])
+            }
+            Mode::Exact => {
+                let hits = retrieve::exact(self.store, &plan, &req.filter, depth, &HashMap::new())?.hits;
+                Rrf { k: self.config.rrf_k }.fuse(&[RankedList { leg: Leg::Exact, weight: 1.0, hits }])
+            }
+            Mode::Hybrid => {
+                let kw = retrieve::keyword(self.store, &plan, &req.filter, depth)?;
+                let kw_rank: HashMap<String, usize> = kw.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
+                let ex = retrieve::exact(self.store, &plan, &req.filter, depth, &kw_rank)?;
+                let pinned: Vec<String> = ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
+                let mut fused = Rrf { k: self.config.rrf_k }.fuse(&[
+                    RankedList { leg: Leg::Keyword, weight: weights.keyword, hits: kw },
+                    RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
+                ]);
+                pin_first(&mut fused, &pinned, req.k);
+                fused
+            }
+        };
+        let top: Vec<&Fused> = fused.iter().take(req.k).collect();
+        let ids: Vec<String> = top.iter().map(|f| f.chunk.clone()).collect();
+        let chunks = self.store.chunks(&ids)?;
+        let by_id: HashMap<&str, _> = chunks.iter().map(|c| (c.chunk.id.as_str(), c)).collect();
+        let hits = top
+            .into_iter()
+            .filter_map(|f| {
+                let c = by_id.get(f.chunk.as_str())?;
+                Some(SearchHit {
+                    chunk_id: c.chunk.id.clone(),
+                    doc_id: c.chunk.doc.to_string(),
+                    doc_title: c.doc_title.clone(),
+                    source_path: c.source_path.clone(),
+                    node_id: c.chunk.node.to_string(),
+                    heading_path: c.chunk.heading_path.clone(),
+                    section_number: c.number.clone(),
+                    pages: c.chunk.pages,
+                    span: c.chunk.span,
+                    kind: c.chunk.kind,
+                    score: f.score,
+                    ranks: f.ranks.clone(),
+                    text: c.text.clone(),
+                })
+            })
+            .collect();
+        Ok(SearchResponse {
+            query: req.query.clone(),
+            mode: req.mode,
+            plan,
+            hits,
+            took_ms: started.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
+}
+
+/// Moves the exact identifier hits to the front, in their exact-leg order, so that a query
+/// naming a section returns that section first whatever BM25 thinks. Only the first `k`
+/// pinned hits move.
+fn pin_first(fused: &mut Vec<Fused>, pinned: &[String], k: usize) {
+    if pinned.is_empty() {
+        return;
+    }
+    let mut front = Vec::new();
+    for id in pinned.iter().take(k) {
+        if let Some(i) = fused.iter().position(|f| &f.chunk == id) {
+            front.push(fused.remove(i));
+        }
+    }
+    front.append(fused);
+    *fused = front;
+}
