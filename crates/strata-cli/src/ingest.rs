@@ -2,8 +2,8 @@
 //!
 //! Files are read and processed by worker threads; the main thread owns the store and
 //! writes. A bounded channel keeps at most a few processed documents in memory. One bad file
-//! is reported and skipped; the others go on. Commits happen every [`COMMIT_EVERY`] documents
-//! and at the end, so a crash loses at most the documents since the last commit.
+//! is reported and skipped; the others go on. Commits happen every `ingest.commit_every`
+//! documents and at the end, so a crash loses at most the documents since the last commit.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,9 +17,6 @@ use serde::Serialize;
 use strata_core::{Config, DocId, Format};
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
 use strata_ingest::pipeline::Pipeline;
-
-/// Documents written between two commits.
-pub const COMMIT_EVERY: usize = 64;
 
 /// What happened to one file.
 #[derive(Debug, Serialize)]
@@ -179,7 +176,7 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
                         chunks: ing.chunks.len(),
                         messages: ing.document.warnings.clone(),
                     });
-                    if since_commit >= COMMIT_EVERY {
+                    if since_commit >= config.ingest.commit_every {
                         store.commit()?;
                         since_commit = 0;
                     }

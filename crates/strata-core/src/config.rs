@@ -63,11 +63,14 @@ pub struct IngestConfig {
     /// Files larger than this are refused with a per-file error, before they are read, so
     /// memory stays bounded. Default 64 MiB.
     pub max_file_bytes: u64,
+    /// Documents written between two commits. A crash loses at most the documents since the
+    /// last commit; re-running ingest completes the job. Default 64.
+    pub commit_every: usize,
 }
 
 impl Default for IngestConfig {
     fn default() -> Self {
-        IngestConfig { max_file_bytes: 64 * 1024 * 1024 }
+        IngestConfig { max_file_bytes: 64 * 1024 * 1024, commit_every: 64 }
     }
 }
 
@@ -164,6 +167,9 @@ impl Config {
         if let Some(v) = get("STRATA_INGEST_MAX_FILE_BYTES") {
             self.ingest.max_file_bytes = num("STRATA_INGEST_MAX_FILE_BYTES", &v)?;
         }
+        if let Some(v) = get("STRATA_INGEST_COMMIT_EVERY") {
+            self.ingest.commit_every = num("STRATA_INGEST_COMMIT_EVERY", &v)?;
+        }
         if let Some(v) = get("STRATA_SEARCH_K") {
             self.search.k = num("STRATA_SEARCH_K", &v)?;
         }
@@ -190,6 +196,9 @@ impl Config {
         }
         if self.ingest.max_file_bytes == 0 {
             return bad("ingest.max_file_bytes", "must be positive", "0".into());
+        }
+        if self.ingest.commit_every == 0 {
+            return bad("ingest.commit_every", "must be at least 1", "0".into());
         }
         if !(1..=MAX_K).contains(&self.search.k) {
             return bad("search.k", &format!("must be between 1 and {MAX_K}"), self.search.k.to_string());

@@ -39,6 +39,12 @@ static SECTION: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+static SECTION_LETTER: LazyLock<Regex> = LazyLock::new(|| {
+    // `Section A.1`, `§ C.4.2`; a single capital letter (`Section C`) only at the end of the
+    // query or before punctuation, so that "section a of" is not read as a number.
+    Regex::new(r"(?:§§?|\b(?i:sec(?:tion)?s?)\b\.?)\s*((?i:[a-z](?:\.\d+)+)|[A-Z](?:$|[.,;:)]))").unwrap()
+});
+
 static UNIT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
         r"(?i)\b({})\s+([ivxlcdm]+|\d+[a-z]?(?:\.\d+)*|[a-z](?:\.\d+)*)\b",
@@ -65,6 +71,10 @@ impl Plan {
         };
         for c in SECTION.captures_iter(query) {
             push(&c[0], number::normalize(&c[1]));
+        }
+        for c in SECTION_LETTER.captures_iter(query) {
+            let number = c[1].trim_end_matches(['.', ',', ';', ':', ')']);
+            push(&c[0], number::normalize(number));
         }
         for c in UNIT.captures_iter(query) {
             let unit = c[1].to_ascii_lowercase();
@@ -131,6 +141,9 @@ mod tests {
         assert_eq!(keys("Article V"), ["article v"]);
         assert_eq!(keys("4.2.1"), ["4.2.1"]);
         assert_eq!(keys("see section 4.2 of the spec"), ["4.2"]);
+        assert_eq!(keys("section C.4.2"), ["c.4.2"]);
+        assert_eq!(keys("Section C"), ["c"]);
+        assert!(keys("section a of the code").is_empty());
         assert!(keys("how do retries work").is_empty());
     }
 

@@ -10,6 +10,7 @@ use strata_core::{Block, Format, SectionNumber, Span};
 
 pub mod decode;
 pub mod html;
+pub mod levels;
 pub mod markdown;
 pub mod text;
 

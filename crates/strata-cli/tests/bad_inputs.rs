@@ -1,0 +1,91 @@
+//! Bad inputs get a clear per-file error while the other files ingest.
+
+mod common;
+
+use std::fs;
+
+use common::{json, strata};
+
+#[test]
+fn bad_files_are_reported_and_skipped_while_good_ones_ingest() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir(&docs).unwrap();
+    fs::write(docs.join("good.md"), "# Good\n\nThe term \"widget\" means a small device.\n").unwrap();
+    fs::write(docs.join("empty.txt"), "").unwrap();
+    fs::write(docs.join("binary.txt"), b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00").unwrap();
+    fs::write(docs.join("latin1.txt"), b"Caf\xe9 cr\xe8me.\n\nSECTION 1.\n\nText of section one.\n").unwrap();
+    // 200 MB, sparse: refused by size before a byte is read, so memory stays bounded.
+    let huge = fs::File::create(docs.join("huge.txt")).unwrap();
+    huge.set_len(200 * 1024 * 1024).unwrap();
+    drop(huge);
+    // 10,000 nested headings: nested sections in HTML and nested block quotes in Markdown.
+    let mut html = String::from("<html><body>");
+    for i in 0..10_000 {
+        html.push_str(&format!("<section><h{}>Heading {i}</h{}><p>text {i}</p>", i % 6 + 1, i % 6 + 1));
+    }
+    html.push_str(&"</section>".repeat(10_000));
+    fs::write(docs.join("nested.html"), html).unwrap();
+    let mut md = String::new();
+    for i in 0..10_000 {
+        md.push_str(&format!("{} # H{i}\n", ">".repeat(i.min(2000))));
+    }
+    fs::write(docs.join("nested.md"), md).unwrap();
+
+    let index = dir.path().join("index");
+    let out = strata(&index, &["--json", "ingest", docs.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "ingest must succeed when some files are good: {stderr}");
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcome = |name: &str| {
+        summary["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("no outcome for {name}: {summary:#}"))
+            .clone()
+    };
+    let message = |name: &str| outcome(name)["messages"][0].as_str().unwrap_or_default().to_string();
+    assert_eq!(outcome("good.md")["status"], "ingested");
+    assert_eq!(outcome("empty.txt")["status"], "failed");
+    assert!(message("empty.txt").contains("empty"), "{}", message("empty.txt"));
+    assert_eq!(outcome("binary.txt")["status"], "failed");
+    assert!(message("binary.txt").contains("binary"), "{}", message("binary.txt"));
+    assert_eq!(outcome("latin1.txt")["status"], "ingested");
+    assert!(message("latin1.txt").contains("UTF-8"), "lossy decoding must warn: {}", message("latin1.txt"));
+    assert_eq!(outcome("huge.txt")["status"], "failed");
+    assert!(message("huge.txt").contains("max_file_bytes"), "{}", message("huge.txt"));
+    assert_eq!(outcome("nested.html")["status"], "ingested", "{:#}", outcome("nested.html"));
+    assert_eq!(outcome("nested.md")["status"], "ingested", "{:#}", outcome("nested.md"));
+
+    let defs = json(&index, &["define", "widget"]);
+    assert_eq!(defs.as_array().unwrap().len(), 1);
+    // The deep outline prints without overflowing the stack, as text and as JSON.
+    assert!(strata(&index, &["tree", "nested.html"]).status.success());
+    assert!(strata(&index, &["--json", "tree", "nested.html"]).status.success());
+}
+
+#[test]
+fn nothing_ingestible_exits_non_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.md");
+    fs::write(&empty, "  \n").unwrap();
+    let out = strata(&dir.path().join("index"), &["ingest", empty.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
+    let out = strata(&dir.path().join("index"), &["ingest", "/no/such/path"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
+}
+
+#[test]
+fn bad_config_value_is_named_with_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("strata.toml");
+    fs::write(&config, "[chunk]\nmax_tokens = 0\n").unwrap();
+    let out = strata(&dir.path().join("index"), &["--config", config.to_str().unwrap(), "docs"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("chunk.max_tokens") && err.contains("got 0"), "{err}");
+}

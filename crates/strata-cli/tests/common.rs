@@ -1,0 +1,46 @@
+//! Helpers shared by the CLI integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The shared corpus, or `None` (and a printed reason) when it is absent.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
+    if dir.join("MANIFEST.tsv").exists() {
+        Some(dir.canonicalize().unwrap())
+    } else {
+        eprintln!("skipping: the shared corpus is not at {}", dir.display());
+        None
+    }
+}
+
+/// Runs `strata --index INDEX ARGS…` and returns its output.
+pub fn strata(index: &Path, args: &[&str]) -> Output {
+    strata_env(index, args, &[])
+}
+
+/// Runs strata with extra environment variables.
+pub fn strata_env(index: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+    cmd.arg("--index").arg(index).args(args);
+    cmd.env_remove("STRATA_INDEX").env_remove("STRATA_CONFIG");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("running strata")
+}
+
+/// Runs strata with `--json` and parses stdout, asserting success.
+pub fn json(index: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = strata(index, &all);
+    assert!(
+        out.status.success(),
+        "strata {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}

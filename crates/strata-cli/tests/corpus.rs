@@ -1,0 +1,164 @@
+//! Must-show statistics on the real corpus documents (Markdown, HTML, text).
+//!
+//! Ingests the corpus once into a temporary index, then checks the numbers the core issue
+//! asks for. Skips, saying why, when `../shared/data/corpus` is absent.
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use common::{corpus, json, strata};
+use strata_index::{EmbeddedStore, Filter, StoreRead};
+use strata_search::{Mode, SearchRequest, Searcher};
+
+struct Ingested {
+    _dir: tempfile::TempDir,
+    index: std::path::PathBuf,
+}
+
+fn ingested() -> Option<&'static Ingested> {
+    static INDEX: OnceLock<Option<Ingested>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            let corpus = corpus()?;
+            let dir = tempfile::tempdir().unwrap();
+            let index = dir.path().join("index");
+            let paths: Vec<String> = ["markdown", "html", "txt"]
+                .iter()
+                .map(|f| corpus.join(f).display().to_string())
+                .collect();
+            let mut args = vec!["ingest"];
+            args.extend(paths.iter().map(String::as_str));
+            let summary = json(&index, &args);
+            assert_eq!(summary["failed"], 0, "{summary:#}");
+            eprintln!(
+                "ingested {} files, {} chunks in {:.2}s",
+                summary["ingested"], summary["chunks"], summary["seconds"].as_f64().unwrap()
+            );
+            Some(Ingested { _dir: dir, index })
+        })
+        .as_ref()
+}
+
+fn store() -> Option<EmbeddedStore> {
+    Some(EmbeddedStore::open(&ingested()?.index).unwrap())
+}
+
+fn doc_id(store: &EmbeddedStore, path_part: &str) -> strata_core::DocId {
+    strata_search::navigate::resolve_doc(store, path_part).unwrap()
+}
+
+#[test]
+fn rfc9110_tree_has_at_least_290_sections() {
+    let Some(store) = store() else { return };
+    let doc = store.document(&doc_id(&store, "rfc9110")).unwrap().unwrap();
+    let sections = doc.document.tree.len() - 1;
+    eprintln!("RFC 9110: {sections} section nodes");
+    assert!(sections >= 290, "{sections}");
+    // The outline JSON has the documented shape.
+    let tree = json(&ingested().unwrap().index, &["tree", "rfc9110"]);
+    for key in ["id", "title", "number", "level", "pages", "children"] {
+        assert!(tree.get(key).is_some(), "outline JSON lacks {key}");
+    }
+}
+
+#[test]
+fn title35_defines_at_least_35_terms_including_invention() {
+    let Some(store) = store() else { return };
+    let doc = store.document(&doc_id(&store, "usc-title35")).unwrap().unwrap();
+    let terms: HashSet<&str> = doc.definitions.iter().map(|d| d.normalized.as_str()).collect();
+    eprintln!("Title 35: {} distinct defined terms", terms.len());
+    assert!(terms.len() >= 35, "{}", terms.len());
+    assert!(terms.contains("invention"));
+    let defs = json(&ingested().unwrap().index, &["define", "invention"]);
+    let text = defs[0]["text"].as_str().unwrap();
+    assert!(text.contains("means invention or discovery"), "{text}");
+}
+
+#[test]
+fn rfc3261_has_at_least_300_numbered_sections() {
+    let Some(store) = store() else { return };
+    let doc = store.document(&doc_id(&store, "rfc3261")).unwrap().unwrap();
+    let numbered = doc.document.tree.nodes().iter().filter(|n| n.number.is_some()).count();
+    eprintln!("RFC 3261: {numbered} numbered sections, {} pages", doc.document.pages.len());
+    assert!(numbered >= 300, "{numbered}");
+}
+
+#[test]
+fn rfc9110_section_references_mostly_resolve() {
+    let Some(store) = store() else { return };
+    let doc = store.document(&doc_id(&store, "rfc9110")).unwrap().unwrap();
+    let dotted = |t: &str| !t.is_empty() && t.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    let internal: Vec<_> = doc.references.iter().filter(|r| r.external.is_none() && dotted(&r.target)).collect();
+    let resolved = internal.iter().filter(|r| r.resolved.is_some()).count();
+    let share = resolved as f64 / internal.len() as f64;
+    eprintln!("RFC 9110: {resolved}/{} Section N.N references resolve ({:.1}%)", internal.len(), share * 100.0);
+    assert!(internal.len() > 300);
+    assert!(share >= 0.8, "{share}");
+}
+
+#[test]
+fn exact_search_for_section_102b_puts_title35_section_102_first() {
+    let Some(ing) = ingested() else { return };
+    for mode in ["exact", "hybrid"] {
+        let r = json(&ing.index, &["search", "section 102(b)", "--mode", mode, "-k", "5"]);
+        let first = &r["hits"][0];
+        let path = first["heading_path"].as_array().unwrap();
+        let last = path.last().unwrap().as_str().unwrap();
+        assert!(last.starts_with("§102."), "{mode}: {last}");
+        assert!(first["source_path"].as_str().unwrap().contains("usc-title35"));
+    }
+}
+
+/// Every section number that exists in the corpus is found first, in hybrid mode, written
+/// as `section N`: within its document, the first hit is that section; across the corpus,
+/// the first hit has that number.
+#[test]
+fn exact_leg_is_top1_on_every_section_number() {
+    let Some(store) = store() else { return };
+    let searcher = Searcher::new(&store, Default::default()).unwrap();
+    let (mut total, mut in_doc, mut anywhere) = (0, 0, 0);
+    let mut misses = Vec::new();
+    for summary in store.documents().unwrap() {
+        let doc = store.document(&summary.id).unwrap().unwrap();
+        let mut seen = HashSet::new();
+        for node in doc.document.tree.nodes() {
+            let Some(number) = &node.number else { continue };
+            if number.unit.is_some() || !seen.insert(number.key()) {
+                continue;
+            }
+            // Headings with no chunk of their own text (empty) cannot be hits.
+            total += 1;
+            let query = format!("section {}", number.number);
+            let key = number.key();
+            let req = |filter: Filter| SearchRequest { query: query.clone(), mode: Mode::Hybrid, k: 1, filter };
+            let r = searcher.search(&req(Filter { doc: Some(summary.id.clone()), ..Filter::default() })).unwrap();
+            if r.hits.first().and_then(|h| h.section_number.as_deref()) == Some(key.as_str()) {
+                in_doc += 1;
+            } else if misses.len() < 10 {
+                misses.push(format!("{}: {query}", summary.id));
+            }
+            let r = searcher.search(&req(Filter::default())).unwrap();
+            if r.hits.first().and_then(|h| h.section_number.as_deref()) == Some(key.as_str()) {
+                anywhere += 1;
+            }
+        }
+    }
+    eprintln!("section numbers: {total}; top-1 within document {in_doc}, across corpus {anywhere}");
+    assert!(total > 1000);
+    assert_eq!(in_doc, total, "misses: {misses:?}");
+    assert_eq!(anywhere, total);
+}
+
+#[test]
+fn search_hits_carry_citations() {
+    let Some(ing) = ingested() else { return };
+    let r = json(&ing.index, &["search", "conditional request preconditions", "-k", "3"]);
+    let hit = &r["hits"][0];
+    for key in ["doc_title", "source_path", "heading_path", "pages", "span", "kind", "score", "ranks", "text"] {
+        assert!(hit.get(key).is_some(), "hit lacks {key}: {hit:#}");
+    }
+    let out = strata(&ing.index, &["search", "conditional request preconditions", "-k", "500"]);
+    assert!(!out.status.success(), "k above 100 must be refused");
+}

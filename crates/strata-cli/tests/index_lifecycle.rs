@@ -1,0 +1,109 @@
+//! Re-ingest, change, remove, incompatible settings, and a kill -9 in the middle of an ingest.
+
+mod common;
+
+use std::fs;
+use std::time::{Duration, Instant};
+
+use common::{corpus, json, strata, strata_env};
+
+fn hits(index: &std::path::Path, query: &str) -> usize {
+    json(index, &["search", query, "--mode", "keyword"])["hits"].as_array().unwrap().len()
+}
+
+#[test]
+fn reingest_skips_unchanged_replaces_changed_and_remove_deletes_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let file = dir.path().join("policy.md");
+    fs::write(&file, "# Policy\n\n## 1. Definitions\n\n\"Gizmo\" means an old device.\n\n## 2. Rules\n\nA gizmo shall be blue. See Section 1.\n").unwrap();
+    let f = file.to_str().unwrap();
+    assert_eq!(json(&index, &["ingest", f])["ingested"], 1);
+    assert_eq!(json(&index, &["ingest", f])["unchanged"], 1);
+    assert_eq!(hits(&index, "blue"), 1);
+
+    fs::write(&file, "# Policy\n\n## 1. Definitions\n\n\"Sprocket\" means a new device.\n\n## 2. Rules\n\nA sprocket shall be green.\n").unwrap();
+    assert_eq!(json(&index, &["ingest", f])["ingested"], 1);
+    assert_eq!(hits(&index, "blue"), 0, "stale chunks survived a re-ingest");
+    assert_eq!(hits(&index, "green"), 1);
+    assert_eq!(json(&index, &["define", "sprocket"]).as_array().unwrap().len(), 1);
+    let out = strata(&index, &["define", "gizmo"]);
+    assert!(!out.status.success(), "stale definition survived a re-ingest");
+    let refs = json(&index, &["refs", "policy"]);
+    assert!(refs["outgoing"].as_array().unwrap().is_empty(), "stale reference survived: {refs:#}");
+
+    json(&index, &["remove", "policy"]);
+    assert!(json(&index, &["docs"]).as_array().unwrap().is_empty());
+    assert_eq!(hits(&index, "green"), 0);
+    assert!(!strata(&index, &["define", "sprocket"]).status.success());
+}
+
+#[test]
+fn opening_with_other_chunk_settings_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let file = dir.path().join("a.md");
+    fs::write(&file, "# A\n\ntext\n").unwrap();
+    json(&index, &["ingest", file.to_str().unwrap()]);
+    let out = strata_env(&index, &["ingest", file.to_str().unwrap()], &[("STRATA_CHUNK_MAX_TOKENS", "256")]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("chunk.max_tokens = 512 (config: 256)"), "{err}");
+}
+
+/// `kill -9` during an ingest leaves the last commit readable, and re-running the ingest
+/// completes the job.
+#[test]
+fn kill_9_mid_ingest_leaves_the_last_commit_readable() {
+    let Some(corpus) = corpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir(&docs).unwrap();
+    // Many documents, so that the kill lands between commits.
+    let sources: Vec<_> = ["html/usc-title09-arbitration.htm", "markdown/uslm-user-guide.md", "txt/rfc7231-http11-semantics.txt"]
+        .iter()
+        .map(|p| corpus.join(p))
+        .collect();
+    let mut n = 0;
+    for round in 0..12 {
+        for s in &sources {
+            let name = format!("{round:02}-{}", s.file_name().unwrap().to_str().unwrap());
+            fs::copy(s, docs.join(name)).unwrap();
+            n += 1;
+        }
+    }
+    let index = dir.path().join("index");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg("--index")
+        .arg(&index)
+        .args(["ingest", "--quiet", docs.to_str().unwrap()])
+        .env("STRATA_INGEST_COMMIT_EVERY", "2")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first commit, then kill without warning.
+    let started = Instant::now();
+    loop {
+        let out = strata(&index, &["--json", "docs"]);
+        if out.status.success() {
+            let docs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            if !docs.as_array().unwrap().is_empty() {
+                break;
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "no commit within 120 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    let committed = json(&index, &["docs"]).as_array().unwrap().len();
+    eprintln!("killed ({status}) with {committed} of {n} documents committed");
+    assert!(committed >= 1);
+    // Searching the committed state works.
+    assert!(hits(&index, "arbitration") + hits(&index, "legislative") + hits(&index, "request") > 0);
+    // Re-running completes the job.
+    let summary = json(&index, &["ingest", "--quiet", docs.to_str().unwrap()]);
+    assert_eq!(summary["failed"], 0);
+    assert_eq!(json(&index, &["docs"]).as_array().unwrap().len(), n);
+}
