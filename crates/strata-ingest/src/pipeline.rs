@@ -4,7 +4,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
-use strata_core::{Chunk, Config, Definition, DocId, Document, Error, Format, Page, Reference, Result, Source, Span};
+use strata_core::{Config, DocId, Document, DocumentRecord, Error, Format, Page, Result, Source, Span};
 
 use crate::chunk::Chunker;
 use crate::enrich::{enrich, Enrichment};
@@ -13,17 +13,7 @@ use crate::tokenize::{self, Tokenizer};
 use crate::tree::build_tree;
 
 /// A document with everything ingest found in it, ready for the index.
-#[derive(Debug, Clone)]
-pub struct Ingested {
-    /// The document.
-    pub document: Document,
-    /// Its chunks, tiling each section.
-    pub chunks: Vec<Chunk>,
-    /// Terms it defines.
-    pub definitions: Vec<Definition>,
-    /// Its cross-references.
-    pub references: Vec<Reference>,
-}
+pub type Ingested = DocumentRecord;
 
 /// Runs the ingest stages with one configuration.
 pub struct Pipeline {
@@ -54,9 +44,16 @@ impl Pipeline {
         Format::from_extension(ext).ok_or_else(|| Error::read(path, ReadError::Unsupported(ext.to_string()).to_string()))
     }
 
-    /// Reads one file into a document. The size limit is checked before reading, so a huge
-    /// file costs no memory.
+    /// Reads one file into a document.
     pub fn read_file(&self, path: &Path) -> Result<Document> {
+        let (source, bytes) = self.load(path)?;
+        self.read_bytes(source, &bytes)
+    }
+
+    /// Loads a file's bytes and describes its source (content hash included), without
+    /// parsing, so that an unchanged file can be skipped cheaply. The size limit is checked
+    /// before reading.
+    pub fn load(&self, path: &Path) -> Result<(Source, Vec<u8>)> {
         let format = Self::format_of(path)?;
         let meta = std::fs::metadata(path).map_err(|e| Error::read(path, format!("cannot stat: {e}")))?;
         if meta.len() > self.max_file_bytes {
@@ -76,7 +73,7 @@ impl Pipeline {
             size: bytes.len() as u64,
             mtime,
         };
-        self.read_bytes(source, &bytes)
+        Ok((source, bytes))
     }
 
     /// Reads bytes of a known source. A reader that panics is reported as a per-file error.

@@ -355,7 +355,8 @@ fn paginate(source: String) -> Paged {
         match prev {
             None => note_label(&mut labels, 0, label),
             Some((last_line, trail)) => {
-                let join = trail == min_trail
+                let join = pending.is_empty()
+                    && trail == min_trail
                     && parts.lead == min_lead
                     && continues(last_line, first_line, indented);
                 text.push_str(if join { "\n" } else { "\n\n" });
