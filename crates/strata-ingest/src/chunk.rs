@@ -130,6 +130,11 @@ impl Chunker {
             return vec![Piece { span, overlap_start: span.start, tokens: starts.len() }];
         }
         let bounds = Boundaries::new(text, span, blocks);
+        // Trailing whitespace joins the last piece; reserve its tokens so that the last piece
+        // stays within the limit.
+        let content_end = span.start + section.trim_end().len();
+        let tail = count(content_end, span.end);
+        let budget = if tail * 2 < self.max_tokens { self.max_tokens - tail } else { self.max_tokens };
         let mut pieces = Vec::new();
         let mut p = span.start;
         while p < span.end {
@@ -137,7 +142,11 @@ impl Chunker {
             let mut end = if starts.len() - idx <= self.max_tokens {
                 span.end
             } else {
-                let limit = starts[idx + self.max_tokens];
+                // Byte-level BPE tokens may start inside a multi-byte character.
+                let mut limit = floor_boundary(text, starts[idx + budget]);
+                if limit <= p {
+                    limit = ceil_boundary(text, p + 1);
+                }
                 self.cut(text, &bounds, p, limit, &count)
             };
             if text[end..span.end].trim().is_empty() {
@@ -193,7 +202,7 @@ impl Chunker {
     fn overlap_start(&self, text: &str, b: &Boundaries, starts: &[usize], section_start: usize, p: usize) -> usize {
         let idx = lower(starts, p);
         let first = lower(starts, section_start);
-        let from = starts[idx.saturating_sub(self.overlap).max(first)];
+        let from = ceil_boundary(text, starts[idx.saturating_sub(self.overlap).max(first)]).min(p);
         let i = b.sentences.partition_point(|&s| s < from);
         if let Some(&s) = b.sentences.get(i).filter(|&&s| s < p) {
             let have = idx - lower(starts, s);
@@ -257,6 +266,24 @@ impl Boundaries {
         sentences.dedup();
         Boundaries { blocks: block_starts, sentences }
     }
+}
+
+/// The nearest char boundary at or before `at`.
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The nearest char boundary at or after `at`.
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 /// Index of the first offset `>= at`.
@@ -326,6 +353,18 @@ mod tests {
         let p = pieces(&chunker(16, 0), &text);
         let joined: String = p.iter().map(|x| x.span.slice(&text)).collect();
         assert_eq!(joined, text);
+    }
+
+    /// Regression: cl100k splits a CJK character over several byte-level tokens, so a token
+    /// start can fall inside a character; cuts and overlaps must still land on boundaries.
+    #[test]
+    fn regression_token_start_inside_a_multibyte_char() {
+        let text = "日本語 ".repeat(400);
+        let c = chunker(16, 4);
+        let p = pieces(&c, &text);
+        let joined: String = p.iter().map(|x| x.span.slice(&text)).collect();
+        assert_eq!(joined, text);
+        assert!(p.iter().all(|x| text.is_char_boundary(x.overlap_start)));
     }
 
     #[test]
