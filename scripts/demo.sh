@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds strata, ingests a few documents into ./.strata and runs searches on them.
+# Uses ../shared/data/corpus when it is there, else the sample in examples/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --release --quiet -p strata-cli
+strata() { target/release/strata "$@"; }
+
+corpus=../shared/data/corpus
+if [[ -d "$corpus" ]]; then
+  docs=("$corpus/html/usc-title35-patents.htm" "$corpus/txt/rfc9000-quic-unpaginated.txt"
+        "$corpus/markdown/openapi-spec-3.2.0.md" examples/)
+else
+  echo "note: $corpus not found; using examples/ only" >&2
+  docs=(examples/)
+fi
+
+set -x
+strata ingest "${docs[@]}"
+strata docs
+strata search "section 4.2" -k 3
+strata search "how long are backups kept" -k 3
+strata define "incident"
+if [[ -d "$corpus" ]]; then
+  strata search "section 102(b)" --mode exact -k 3
+  strata search "what happens when the idle timeout expires" -k 3
+  strata define invention
+  strata tree usc-title35 | head -20
+fi
