@@ -138,6 +138,39 @@ impl Tokenizer for Cl100k {
 mod tests {
     use super::*;
 
+    /// The test model folder: `STRATA_MODEL_DIR`, else what `scripts/fetch-model.sh` fetches.
+    fn model_dir() -> Option<PathBuf> {
+        let dir = std::env::var_os("STRATA_MODEL_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cache/models/all-MiniLM-L6-v2"));
+        if dir.join("tokenizer.json").exists() {
+            Some(dir)
+        } else {
+            eprintln!("skipping: no tokenizer.json in {}; run scripts/fetch-model.sh", dir.display());
+            None
+        }
+    }
+
+    /// all-MiniLM-L6-v2's tokenizer.json pads and truncates to 128; counting must see every
+    /// token, with offsets in the text.
+    #[test]
+    fn hf_tokenizer_counts_without_truncation_or_padding() {
+        let Some(dir) = model_dir() else { return };
+        let t = HfTokenizer::from_path(&dir).unwrap();
+        assert!(t.id().starts_with("hf:all-MiniLM-L6-v2@"), "{}", t.id());
+        let text = "The claimed invention was patented. ".repeat(100);
+        let starts = t.token_starts(&text);
+        assert_eq!(starts.len(), 600, "5 words + 1 period per sentence, no [CLS]/[SEP]/[PAD]");
+        assert_eq!(&text[starts[1]..starts[2]], "claimed ");
+        assert_eq!(t.count("short"), 1);
+    }
+
+    #[test]
+    fn hf_tokenizer_missing_file_names_the_key() {
+        let err = HfTokenizer::from_path(Path::new("/no/such/model")).err().unwrap().to_string();
+        assert!(err.contains("tokenizer.model") && err.contains("tokenizer.json"), "{err}");
+    }
+
     #[test]
     fn cl100k_offsets_cover_the_text() {
         let t = Cl100k::new().unwrap();

@@ -35,7 +35,9 @@ pub struct Parsed {
     /// Normalized UTF-8 text: LF line ends, no BOM. Every span below refers to it.
     pub text: String,
     /// Byte offsets where pages 2, 3, … start (empty for formats without pages). Sorted,
-    /// each `> 0` and `< text.len()`.
+    /// each `> 0` and `< text.len()`; two equal offsets mean an empty page between them
+    /// (a page that held only a running header or footer), which keeps later page numbers
+    /// right.
     pub page_breaks: Vec<usize>,
     /// Printed page labels, one per page, when the format has them.
     pub page_labels: Vec<Option<String>>,
