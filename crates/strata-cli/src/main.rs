@@ -19,6 +19,13 @@ use strata_search::{Mode, SearchRequest, Searcher};
 use args::{Cli, Command};
 
 fn main() -> ExitCode {
+    // Behave like other Unix tools when the reader of our output goes away (`strata tree X |
+    // head`): exit quietly instead of panicking on a broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // Deep outlines (10,000 nested headings) serialize recursively; give them room.
     let child = std::thread::Builder::new()
         .stack_size(512 * 1024 * 1024)

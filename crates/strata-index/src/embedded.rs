@@ -49,6 +49,8 @@ pub struct EmbeddedStore {
     index: Index,
     reader: IndexReader,
     writer: Option<IndexWriter>,
+    /// Ids put since the last commit, so that `remove` also cancels a staged put.
+    staged: std::collections::HashSet<DocId>,
     f: Fields,
 }
 
@@ -107,7 +109,7 @@ impl EmbeddedStore {
             });
         }
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
-        Ok(EmbeddedStore { dir: dir.to_path_buf(), manifest, index, reader, writer: None, f })
+        Ok(EmbeddedStore { dir: dir.to_path_buf(), manifest, index, reader, writer: None, staged: Default::default(), f })
     }
 
     /// The index folder.
@@ -386,6 +388,16 @@ impl StoreRead for EmbeddedStore {
             let inverted = segment.inverted_index(self.f.terms).map_err(self.err())?;
             let mut stream = inverted.terms().stream().map_err(|e| Error::io("reading the term dictionary", e))?;
             while stream.advance() {
+                // The term dictionary keeps the terms of deleted (replaced or removed)
+                // records until a merge: list a term only while a live record holds it.
+                if let Some(alive) = segment.alive_bitset() {
+                    let postings = inverted
+                        .read_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)
+                        .map_err(|e| Error::io("reading the term postings", e))?;
+                    if postings.doc_freq_given_deletes(alive) == 0 {
+                        continue;
+                    }
+                }
                 out.insert(String::from_utf8_lossy(stream.key()).into_owned());
             }
         }
@@ -438,11 +450,12 @@ impl StoreWrite for EmbeddedStore {
         for d in docs {
             writer.add_document(d).map_err(tv(&dir))?;
         }
+        self.staged.insert(doc.id.clone());
         Ok(())
     }
 
     fn remove(&mut self, id: &DocId) -> Result<bool> {
-        if self.content_hash(id)?.is_none() {
+        if !self.staged.remove(id) && self.content_hash(id)?.is_none() {
             return Ok(false);
         }
         let f = self.f;
@@ -453,6 +466,7 @@ impl StoreWrite for EmbeddedStore {
     fn commit(&mut self) -> Result<()> {
         let dir = self.dir.clone();
         self.writer()?.commit().map_err(tv(&dir))?;
+        self.staged.clear();
         self.reader.reload().map_err(tv(&dir))?;
         Ok(())
     }

@@ -15,6 +15,8 @@
 //! ```
 #![warn(missing_docs)]
 
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
 mod embedded;
 mod manifest;
 mod schema;

@@ -133,7 +133,8 @@ pub trait StoreWrite: StoreRead {
     /// Stages a document, replacing every record of the same id.
     fn put(&mut self, record: &DocumentRecord) -> Result<()>;
 
-    /// Stages the removal of a document and all its records. Returns false when unknown.
+    /// Stages the removal of a document and all its records, committed or staged. Returns
+    /// false when the id is neither.
     fn remove(&mut self, id: &DocId) -> Result<bool>;
 
     /// Makes staged changes durable and visible, atomically.

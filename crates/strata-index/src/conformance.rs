@@ -1,0 +1,458 @@
+//! The shared conformance suite of the [`StoreRead`] / [`StoreWrite`] seam.
+//!
+//! Every store runs the same checks (tantivy's `directory/tests.rs` pattern): the embedded
+//! store in `tests/embedded_conformance.rs`, and any external backend (PostgreSQL, Qdrant, …)
+//! from its own crate with the `conformance` feature of `strata-index` turned on:
+//!
+//! ```ignore
+//! // in the backend crate's tests, with strata-index = { features = ["conformance"] }
+//! strata_index::conformance::run_all(|| MyStore::connect_fresh());
+//! ```
+//!
+//! [`run_all`] gives each check a fresh, empty store from `make`, runs them all, and fails
+//! with the list of the checks that failed. Each check is also public, named for the property
+//! it holds a store to:
+//!
+//! 1. [`put_commit_lists_and_returns_the_document`]: listing, counts, text byte for byte,
+//!    tree, definitions, references, content hash.
+//! 2. [`staged_writes_are_invisible_until_commit`]: puts and removes change nothing a reader
+//!    sees before `commit`, and everything after.
+//! 3. [`put_replaces_every_record_of_the_id`]: no stale chunk, term, definition, reference or
+//!    section number survives a re-put, also when both puts share one commit.
+//! 4. [`remove_deletes_every_record`]: and returns false for unknown ids.
+//! 5. [`keyword_matches_stems_headings_and_titles`]: BM25 over text, heading path and title.
+//! 6. [`keyword_respects_filters`]: `doc`, `kind` and `nodes` (a subtree's id range).
+//! 7. [`exact_numbers_finds_sections_in_document_order`].
+//! 8. [`exact_terms_and_definitions_span_documents`].
+//! 9. [`exact_phrase_needs_adjacent_words_in_order`].
+//! 10. [`chunks_by_id_and_by_document`]: order asked, unknown ids skipped, subtrees.
+//! 11. [`defined_terms_lists_every_term`].
+//!
+//! Persistence across reopening is backend-specific (what "reopen" means differs) and lives
+//! with each backend's tests. The records are made by hand in [`fixture`]: the index does
+//! not depend on ingest.
+
+pub mod fixture;
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use strata_core::{ChunkKind, DocId, DocumentRecord, NodeId};
+
+use crate::{Filter, LegHit, StoreRead, StoreWrite, StoredDocument};
+use fixture::{chunk_ids, doc_summary, gadget_rules, stored_chunk, widget_act, widget_act_amended, RECITALS};
+
+/// Id of the [`widget_act`] sample in every check.
+pub const WIDGET: &str = "widget-act-1a2b";
+/// Id of the [`gadget_rules`] sample in every check.
+pub const GADGET: &str = "gadget-rules-9f3c";
+
+/// Every check, by name.
+pub fn checks<S: StoreWrite>() -> Vec<(&'static str, fn(&mut S))> {
+    macro_rules! named {
+        ($($check:ident),* $(,)?) => { vec![$((stringify!($check), $check::<S> as fn(&mut S))),*] };
+    }
+    named![
+        put_commit_lists_and_returns_the_document,
+        staged_writes_are_invisible_until_commit,
+        put_replaces_every_record_of_the_id,
+        remove_deletes_every_record,
+        remove_cancels_a_staged_put,
+        keyword_matches_stems_headings_and_titles,
+        keyword_respects_filters,
+        exact_numbers_finds_sections_in_document_order,
+        exact_terms_and_definitions_span_documents,
+        exact_phrase_needs_adjacent_words_in_order,
+        chunks_by_id_and_by_document,
+        defined_terms_lists_every_term,
+    ]
+}
+
+/// Runs every check, each on a fresh empty store from `make`, and panics naming the checks
+/// that failed (each failure's own message is printed as it happens).
+pub fn run_all<S: StoreWrite>(mut make: impl FnMut() -> S) {
+    let mut failed = Vec::new();
+    for (name, check) in checks::<S>() {
+        eprintln!("store conformance: {name}");
+        let mut store = make();
+        if catch_unwind(AssertUnwindSafe(|| check(&mut store))).is_err() {
+            failed.push(name);
+        }
+    }
+    assert!(failed.is_empty(), "store conformance failed: {}", failed.join(", "));
+}
+
+fn id(s: &str) -> DocId {
+    DocId(s.to_string())
+}
+
+fn cid(doc: &str, ordinal: usize) -> String {
+    format!("{doc}:{ordinal}")
+}
+
+fn ids(hits: &[LegHit]) -> Vec<String> {
+    hits.iter().map(|h| h.chunk.clone()).collect()
+}
+
+fn id_set(hits: &[LegHit]) -> BTreeSet<String> {
+    hits.iter().map(|h| h.chunk.clone()).collect()
+}
+
+fn set<'a>(items: impl IntoIterator<Item = &'a String>) -> BTreeSet<String> {
+    items.into_iter().cloned().collect()
+}
+
+fn only(doc: &str) -> Filter {
+    Filter { doc: Some(id(doc)), ..Filter::default() }
+}
+
+fn put_both<S: StoreWrite>(store: &mut S) -> (DocumentRecord, DocumentRecord) {
+    let (w, g) = (widget_act(WIDGET), gadget_rules(GADGET));
+    store.put(&w).unwrap();
+    store.put(&g).unwrap();
+    store.commit().unwrap();
+    (w, g)
+}
+
+/// `stored` holds exactly what `record` put: the document field by field (text byte for
+/// byte), definitions, references and the chunk count.
+fn assert_same_document(stored: &StoredDocument, record: &DocumentRecord) {
+    let (got, want) = (&stored.document, &record.document);
+    assert_eq!(got.id, want.id);
+    assert_eq!(got.source, want.source);
+    assert_eq!(got.title, want.title);
+    assert_eq!(got.text.as_bytes(), want.text.as_bytes(), "text of {} byte for byte", want.id);
+    assert_eq!(got.pages, want.pages);
+    assert_eq!(got.blocks, want.blocks);
+    assert_eq!(got.tree, want.tree);
+    assert_eq!(got.metadata, want.metadata);
+    assert_eq!(got.warnings, want.warnings);
+    assert_eq!(stored.definitions, record.definitions);
+    assert_eq!(stored.references, record.references);
+    assert_eq!(stored.chunks, record.chunks.len());
+}
+
+/// Nothing of document `doc` (whose sample is `record`) is visible in any read.
+fn assert_absent<S: StoreRead>(store: &S, record: &DocumentRecord) {
+    let doc = &record.document.id;
+    assert!(store.documents().unwrap().iter().all(|d| &d.id != doc), "{doc} is not listed");
+    assert!(store.document(doc).unwrap().is_none(), "{doc} has no document");
+    assert_eq!(store.content_hash(doc).unwrap(), None, "{doc} has no content hash");
+    assert_eq!(store.chunks(&chunk_ids(record, |_| true)).unwrap(), vec![], "{doc} has no chunk by id");
+    assert_eq!(store.chunks_of(doc, None).unwrap(), vec![], "{doc} has no chunk");
+    let this = only(doc.as_str());
+    for word in ["widget", "gizmo", "recital", "doohickey", "filing", "gadget"] {
+        assert_eq!(store.keyword(word, &this, 100).unwrap(), vec![], "keyword {word:?} in {doc}");
+    }
+    let keys: Vec<String> = ["102", "4.2", "1", "2"].map(String::from).to_vec();
+    assert_eq!(store.exact_numbers(&keys, &this, 100).unwrap(), vec![], "numbers in {doc}");
+    let terms: Vec<String> = record.definitions.iter().map(|d| d.normalized.clone()).collect();
+    assert_eq!(store.exact_terms(&terms, &this, 100).unwrap(), vec![], "terms in {doc}");
+    assert_eq!(store.exact_phrase("prior art", &this, 100).unwrap(), vec![], "phrase in {doc}");
+    for term in &terms {
+        assert!(store.definitions(term).unwrap().iter().all(|d| &d.doc != doc), "definition {term:?} of {doc}");
+    }
+}
+
+/// Check 1: a committed document is listed with the right counts (sorted by source path),
+/// and read back whole: text byte for byte, tree, definitions, references, content hash.
+pub fn put_commit_lists_and_returns_the_document<S: StoreWrite>(store: &mut S) {
+    let (w, g) = put_both(store);
+    // gadget-rules.md sorts before widget-act.md.
+    assert_eq!(store.documents().unwrap(), vec![doc_summary(&g), doc_summary(&w)]);
+    let summary = doc_summary(&w);
+    assert_eq!(
+        (summary.nodes, summary.chunks, summary.definitions, summary.references, summary.pages),
+        (5, RECITALS + 6, 2, 1, 1),
+        "the fixture's own counts"
+    );
+    for record in [&w, &g] {
+        let doc = &record.document.id;
+        let stored = store.document(doc).unwrap().unwrap_or_else(|| panic!("{doc} is stored"));
+        assert_same_document(&stored, record);
+        assert_eq!(store.content_hash(doc).unwrap().as_deref(), Some(record.document.source.content_hash.as_str()));
+    }
+    assert!(store.document(&id("unknown-0000")).unwrap().is_none());
+    assert_eq!(store.content_hash(&id("unknown-0000")).unwrap(), None);
+}
+
+/// Check 2: staged puts and removes are invisible to every read until `commit`, and fully
+/// visible after it.
+pub fn staged_writes_are_invisible_until_commit<S: StoreWrite>(store: &mut S) {
+    let w = widget_act(WIDGET);
+    store.put(&w).unwrap();
+    assert_eq!(store.documents().unwrap(), vec![], "a staged put is not listed");
+    assert_absent(store, &w);
+    assert_eq!(store.defined_terms().unwrap(), Vec::<String>::new(), "a staged put defines no term");
+
+    store.commit().unwrap();
+    assert_eq!(store.documents().unwrap(), vec![doc_summary(&w)]);
+    assert_eq!(store.keyword("gizmo", &Filter::default(), 10).unwrap().len(), 1, "committed chunks are searchable");
+
+    // A staged replacement leaves the committed version in place.
+    let amended = widget_act_amended(WIDGET);
+    store.put(&amended).unwrap();
+    assert_eq!(store.documents().unwrap(), vec![doc_summary(&w)], "a staged re-put is not listed");
+    assert_eq!(ids(&store.keyword("gizmo", &Filter::default(), 10).unwrap()), vec![cid(WIDGET, RECITALS + 4)]);
+    assert_eq!(store.keyword("doohickey", &Filter::default(), 10).unwrap(), vec![]);
+    assert_eq!(store.chunks_of(&id(WIDGET), None).unwrap().len(), w.chunks.len());
+    store.commit().unwrap();
+    assert_eq!(store.documents().unwrap(), vec![doc_summary(&amended)]);
+
+    // A staged removal leaves the document in place.
+    assert!(store.remove(&id(WIDGET)).unwrap(), "removing a committed document");
+    assert_eq!(store.documents().unwrap(), vec![doc_summary(&amended)], "a staged removal still lists it");
+    assert_same_document(&store.document(&id(WIDGET)).unwrap().unwrap(), &amended);
+    assert_eq!(store.keyword("doohickey", &Filter::default(), 10).unwrap().len(), 2);
+    store.commit().unwrap();
+    assert_eq!(store.documents().unwrap(), vec![]);
+    assert_absent(store, &amended);
+}
+
+/// Check 3: a re-put replaces every record of the id: chunks (an old-only word finds
+/// nothing, old chunk ids are gone), definitions, terms, references, section numbers and the
+/// text; also when the old and the new put are staged in one commit.
+pub fn put_replaces_every_record_of_the_id<S: StoreWrite>(store: &mut S) {
+    let (w, g) = put_both(store);
+    let amended = widget_act_amended(WIDGET);
+    store.put(&amended).unwrap();
+    store.commit().unwrap();
+    assert_replaced(store, &w, &amended, &g);
+
+    // Both versions staged in one commit: the later one wins, whole.
+    store.put(&w).unwrap();
+    store.put(&amended).unwrap();
+    store.commit().unwrap();
+    assert_replaced(store, &w, &amended, &g);
+}
+
+fn assert_replaced<S: StoreRead>(store: &S, old: &DocumentRecord, new: &DocumentRecord, other: &DocumentRecord) {
+    let doc = &new.document.id;
+    let all = Filter::default();
+    assert_eq!(store.documents().unwrap(), vec![doc_summary(other), doc_summary(new)]);
+    assert_same_document(&store.document(doc).unwrap().unwrap(), new);
+    assert_eq!(store.content_hash(doc).unwrap().as_deref(), Some(new.document.source.content_hash.as_str()));
+    for word in ["gizmo", "recital", "conditions", "requirement"] {
+        assert_eq!(store.keyword(word, &all, 100).unwrap(), vec![], "old-only word {word:?}");
+    }
+    assert_eq!(id_set(&store.keyword("doohickey", &all, 100).unwrap()), set(&chunk_ids(new, |_| true)[..2]));
+    assert_eq!(store.exact_phrase("prior art", &all, 100).unwrap(), vec![], "old phrase");
+    let old_keys = ["102".to_string(), "4.2".to_string(), "102(a)".to_string()];
+    assert_eq!(store.exact_numbers(&old_keys, &all, 100).unwrap(), vec![], "old section numbers");
+    assert_eq!(ids(&store.exact_numbers(&["1".to_string()], &only(doc.as_str()), 100).unwrap()), vec![cid(doc.as_str(), 0)]);
+    // Old chunk ids past the new count are gone; the ones reused hold the new chunks.
+    let old_ids = chunk_ids(old, |_| true);
+    let expected: Vec<_> = new.chunks.iter().map(|c| stored_chunk(new, c)).collect();
+    assert_eq!(store.chunks(&old_ids).unwrap(), expected, "chunks by old ids");
+    assert_eq!(store.chunks_of(doc, None).unwrap(), expected, "chunks of the document");
+    // Definitions: the old document's `applicant` is gone, its `invention` too (the other
+    // document's stays).
+    assert_eq!(store.definitions("applicant").unwrap(), vec![]);
+    assert_eq!(store.definitions("invention").unwrap(), other.definitions);
+    assert_eq!(store.definitions("contraption").unwrap(), new.definitions);
+    assert_eq!(store.exact_terms(&["applicant".to_string()], &all, 100).unwrap(), vec![]);
+    assert_eq!(ids(&store.exact_terms(&["invention".to_string()], &all, 100).unwrap()), chunk_ids(other, |c| !c.defines.is_empty()));
+    let mut terms = store.defined_terms().unwrap();
+    terms.sort();
+    assert_eq!(terms, vec!["contraption".to_string(), "invention".to_string()], "no stale defined term");
+    assert_eq!(store.document(doc).unwrap().unwrap().references, new.references, "no stale reference");
+}
+
+/// Check 4: `remove` deletes every record of a document and no other; it returns false for
+/// an unknown id (and for one already removed); a remove followed by a put in the same commit
+/// keeps the new document.
+pub fn remove_deletes_every_record<S: StoreWrite>(store: &mut S) {
+    let (w, g) = put_both(store);
+    assert!(!store.remove(&id("unknown-0000")).unwrap(), "unknown id");
+    assert!(store.remove(&id(WIDGET)).unwrap());
+    store.commit().unwrap();
+    assert_absent(store, &w);
+    assert_eq!(store.documents().unwrap(), vec![doc_summary(&g)]);
+    assert_eq!(store.keyword("widget", &Filter::default(), 100).unwrap(), vec![], "title word of the removed document");
+    assert_eq!(store.definitions("invention").unwrap(), g.definitions, "the other document's definition stays");
+    assert_eq!(store.definitions("applicant").unwrap(), vec![]);
+    assert_eq!(store.defined_terms().unwrap(), vec!["invention".to_string()], "no stale defined term");
+    assert!(!store.remove(&id(WIDGET)).unwrap(), "already removed");
+
+    assert!(store.remove(&id(GADGET)).unwrap());
+    store.put(&g).unwrap();
+    store.commit().unwrap();
+    assert_eq!(store.documents().unwrap(), vec![doc_summary(&g)], "remove then put in one commit");
+    assert_eq!(store.chunks_of(&id(GADGET), None).unwrap().len(), g.chunks.len());
+}
+
+/// A `put` then `remove` of a new id before any commit leaves nothing behind: `remove`
+/// sees staged puts, not only committed documents.
+pub fn remove_cancels_a_staged_put<S: StoreWrite>(store: &mut S) {
+    let (_, g) = put_both(store);
+    store.remove(&id(GADGET)).unwrap();
+    store.commit().unwrap();
+    store.put(&g).unwrap();
+    assert!(store.remove(&id(GADGET)).unwrap(), "a staged put is removable");
+    store.commit().unwrap();
+    assert!(store.document(&id(GADGET)).unwrap().is_none());
+    assert_eq!(store.chunks_of(&id(GADGET), None).unwrap(), vec![]);
+}
+
+/// Check 5: the keyword leg stems (`requirements` finds `requirement`), searches the heading
+/// path (a heading word finds chunks below that heading whose text lacks it) and the document
+/// title, ranks by descending score, honours `limit`, and answers an empty query with nothing.
+pub fn keyword_matches_stems_headings_and_titles<S: StoreWrite>(store: &mut S) {
+    let (w, _) = put_both(store);
+    let all = Filter::default();
+    let requirement = cid(WIDGET, RECITALS + 3);
+    assert_eq!(ids(&store.keyword("requirements", &all, 10).unwrap()), vec![requirement.clone()], "stemmed plural");
+    assert_eq!(ids(&store.keyword("REQUIREMENT", &all, 10).unwrap()), vec![requirement], "case");
+    // `conditions` is only in the heading of §102: its first chunk holds the heading, the
+    // second and the §102(a) chunk have it in their heading path only.
+    let below_102 = chunk_ids(&w, |c| c.node == NodeId(1) || c.node == NodeId(2));
+    assert_eq!(below_102.len(), 3);
+    assert_eq!(id_set(&store.keyword("conditions", &all, 10).unwrap()), set(&below_102), "heading path");
+    // `widget` is only in the title.
+    assert_eq!(id_set(&store.keyword("widget", &all, 100).unwrap()), set(&chunk_ids(&w, |_| true)), "title");
+    let top3 = store.keyword("widget", &all, 3).unwrap();
+    assert_eq!(top3.len(), 3, "limit");
+    let ranked = store.keyword("filing prior art novelty", &all, 100).unwrap();
+    assert!(ranked.len() >= 3);
+    assert!(ranked.windows(2).all(|p| p[0].score >= p[1].score), "descending scores: {ranked:?}");
+    assert_eq!(store.keyword("", &all, 10).unwrap(), vec![], "empty query");
+    assert_eq!(store.keyword("zyzzyva", &all, 10).unwrap(), vec![], "unknown word");
+}
+
+/// Check 6: the keyword leg honours `Filter { doc }`, `Filter { kind }` and
+/// `Filter { nodes }` (a subtree's first..=last node ids), alone and together.
+pub fn keyword_respects_filters<S: StoreWrite>(store: &mut S) {
+    put_both(store);
+    let search = |filter: Filter| id_set(&store.keyword("filing", &filter, 100).unwrap());
+    let (novelty, fees, scope) = (cid(WIDGET, RECITALS + 2), cid(WIDGET, RECITALS + 3), cid(GADGET, 0));
+    let s = |v: &[&String]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    assert_eq!(search(Filter::default()), s(&[&novelty, &fees, &scope]));
+    assert_eq!(search(only(WIDGET)), s(&[&novelty, &fees]), "doc");
+    assert_eq!(search(only(GADGET)), s(&[&scope]), "doc");
+    let kind = |k| Filter { kind: Some(k), ..Filter::default() };
+    assert_eq!(search(kind(ChunkKind::Requirement)), s(&[&fees]), "kind");
+    assert_eq!(search(kind(ChunkKind::Content)), s(&[&novelty, &scope]), "kind");
+    assert_eq!(search(kind(ChunkKind::Definition)), s(&[]), "kind");
+    let nodes = |first, last| Filter { doc: Some(id(WIDGET)), nodes: Some((NodeId(first), NodeId(last))), kind: None };
+    assert_eq!(search(nodes(1, 2)), s(&[&novelty]), "subtree of §102");
+    assert_eq!(search(nodes(2, 2)), s(&[&novelty]), "subtree of §102(a)");
+    assert_eq!(search(nodes(3, 3)), s(&[&fees]), "subtree of 4.2");
+    assert_eq!(search(nodes(0, 4)), s(&[&novelty, &fees]), "subtree of the root");
+    assert_eq!(search(nodes(4, 4)), s(&[]), "subtree of Definitions");
+    let both = Filter { doc: Some(id(GADGET)), kind: Some(ChunkKind::Requirement), nodes: None };
+    assert_eq!(search(both), s(&[]), "doc and kind");
+}
+
+/// Check 7: the section-number leg finds the chunks of a section by its normalized key, in
+/// document order (ordinal 9 before 10, as numbers), groups hits by document, honours the
+/// filter and `limit`, and finds nothing for an unknown key.
+pub fn exact_numbers_finds_sections_in_document_order<S: StoreWrite>(store: &mut S) {
+    put_both(store);
+    let all = Filter::default();
+    let find = |keys: &[&str], filter: &Filter, limit| {
+        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        ids(&store.exact_numbers(&keys, filter, limit).unwrap())
+    };
+    let w = |i: usize| cid(WIDGET, RECITALS + i);
+    assert_eq!(find(&["102"], &all, 10), vec![w(0), w(1)], "§102's own chunks, in order");
+    assert_eq!(find(&["102(a)"], &all, 10), vec![w(2)]);
+    assert_eq!(find(&["4.2"], &all, 10), vec![w(3)]);
+    assert_eq!(find(&["4.2", "102"], &all, 10), vec![w(0), w(1), w(3)], "several keys, in document order");
+    assert_eq!(find(&["102"], &all, 1), vec![w(0)], "limit");
+    assert_eq!(find(&["102"], &only(GADGET), 10), Vec::<String>::new(), "doc filter");
+    assert_eq!(find(&["999"], &all, 10), Vec::<String>::new(), "unknown key");
+    assert_eq!(find(&[], &all, 10), Vec::<String>::new(), "no key");
+    // Across documents: each document's hits together, in position order.
+    let mixed = find(&["1", "2", "102", "4.2"], &all, 100);
+    let mut expected = vec![cid(GADGET, 0), cid(GADGET, 1), w(0), w(1), w(3)];
+    if mixed.first().is_some_and(|c| c.starts_with(WIDGET)) {
+        expected.rotate_left(2);
+    }
+    assert_eq!(mixed, expected, "grouped by document, in document order");
+}
+
+/// Check 8: the defined-term leg finds the chunk that defines a normalized term, and
+/// `definitions` returns the definition; a term defined in two documents is found in both.
+pub fn exact_terms_and_definitions_span_documents<S: StoreWrite>(store: &mut S) {
+    let (w, g) = put_both(store);
+    let all = Filter::default();
+    let terms = |t: &str, filter: &Filter| id_set(&store.exact_terms(&[t.to_string()], filter, 100).unwrap());
+    let (w_invention, w_applicant, g_invention) =
+        (cid(WIDGET, RECITALS + 4), cid(WIDGET, RECITALS + 5), cid(GADGET, 1));
+    assert_eq!(terms("invention", &all), set([&w_invention, &g_invention]), "both documents");
+    assert_eq!(terms("invention", &only(GADGET)), set([&g_invention]), "doc filter");
+    assert_eq!(terms("applicant", &all), set([&w_applicant]));
+    assert_eq!(terms("patent", &all), BTreeSet::new(), "an undefined word");
+    assert_eq!(store.exact_terms(&[], &all, 10).unwrap(), vec![], "no term");
+    let two = store.exact_terms(&["invention".to_string(), "applicant".to_string()], &all, 100).unwrap();
+    assert_eq!(id_set(&two), set([&w_invention, &w_applicant, &g_invention]), "several terms");
+
+    let mut invention = store.definitions("invention").unwrap();
+    invention.sort_by(|a, b| a.doc.cmp(&b.doc));
+    assert_eq!(invention, vec![g.definitions[0].clone(), w.definitions[0].clone()], "both documents' definitions");
+    assert_eq!(store.definitions("applicant").unwrap(), vec![w.definitions[1].clone()]);
+    assert_eq!(store.definitions("patent").unwrap(), vec![]);
+}
+
+/// Check 9: the phrase leg matches only chunks holding the words adjacent and in order,
+/// case-insensitively, word for word (no stemming), non-ASCII words included.
+pub fn exact_phrase_needs_adjacent_words_in_order<S: StoreWrite>(store: &mut S) {
+    let (w, _) = put_both(store);
+    let all = Filter::default();
+    let phrase = |p: &str, filter: &Filter| ids(&store.exact_phrase(p, filter, 100).unwrap());
+    let none = Vec::<String>::new();
+    let (claim, novelty) = (cid(WIDGET, RECITALS), cid(WIDGET, RECITALS + 2));
+    assert_eq!(phrase("prior art", &all), vec![claim.clone()], "adjacent, in order");
+    assert_eq!(phrase("Prior  ART", &all), vec![claim.clone()], "case and spacing");
+    assert_eq!(phrase("art prior", &all), none, "reversed");
+    assert_eq!(phrase("art that is prior", &all), vec![novelty], "the other chunk, word for word");
+    assert_eq!(phrase("claimed described", &all), none, "not adjacent");
+    assert_eq!(phrase("every requirement", &all), vec![cid(WIDGET, RECITALS + 3)]);
+    assert_eq!(phrase("every requirements", &all), none, "not stemmed");
+    assert_eq!(phrase("gizmo", &all), vec![cid(WIDGET, RECITALS + 4)], "one word");
+    assert_eq!(phrase("prior art", &only(GADGET)), none, "doc filter");
+    let recitals: BTreeSet<String> = chunk_ids(&w, |c| c.node == NodeId::ROOT).into_iter().collect();
+    assert_eq!(recitals.len(), RECITALS);
+    assert_eq!(phrase("café édition", &all).into_iter().collect::<BTreeSet<_>>(), recitals, "non-ASCII words");
+    assert_eq!(phrase("", &all), none, "empty phrase");
+}
+
+/// Check 10: `chunks` returns the chunks asked for in the order asked, skipping unknown ids;
+/// `chunks_of` returns a document's chunks in ordinal order, or those of one subtree; each
+/// stored chunk carries its text, title, source path and section-number key.
+pub fn chunks_by_id_and_by_document<S: StoreWrite>(store: &mut S) {
+    let (w, g) = put_both(store);
+    let asked = [cid(WIDGET, RECITALS + 3), "unknown-0000:0".to_string(), cid(WIDGET, 0), cid(GADGET, 1)];
+    let got = store.chunks(&asked).unwrap();
+    let want = vec![
+        stored_chunk(&w, &w.chunks[RECITALS + 3]),
+        stored_chunk(&w, &w.chunks[0]),
+        stored_chunk(&g, &g.chunks[1]),
+    ];
+    assert_eq!(got, want, "order asked, unknown skipped");
+    assert_eq!(got[0].number.as_deref(), Some("4.2"));
+    assert_eq!(got[1].number, None, "the root has no number");
+    assert_eq!(got[0].text, "4.2 Fees and filing\n\nEach applicant shall meet every requirement of this part and pay the filing fee.\n\n");
+    assert_eq!(store.chunks(&[]).unwrap(), vec![]);
+
+    let all_of = |r: &DocumentRecord, keep: &dyn Fn(NodeId) -> bool| {
+        r.chunks.iter().filter(|c| keep(c.node)).map(|c| stored_chunk(r, c)).collect::<Vec<_>>()
+    };
+    assert_eq!(store.chunks_of(&id(WIDGET), None).unwrap(), all_of(&w, &|_| true), "ordinal order");
+    assert_eq!(store.chunks_of(&id(GADGET), None).unwrap(), all_of(&g, &|_| true));
+    let sub = |first, last| store.chunks_of(&id(WIDGET), Some((NodeId(first), NodeId(last)))).unwrap();
+    assert_eq!(sub(1, 2), all_of(&w, &|n| n == NodeId(1) || n == NodeId(2)), "subtree of §102");
+    assert_eq!(sub(1, 2)[0].number.as_deref(), Some("102"));
+    assert_eq!(sub(3, 3), all_of(&w, &|n| n == NodeId(3)), "subtree of 4.2");
+    assert_eq!(sub(0, 4), all_of(&w, &|_| true), "subtree of the root");
+    assert_eq!(store.chunks_of(&id("unknown-0000"), None).unwrap(), vec![]);
+}
+
+/// Check 11: `defined_terms` lists every normalized term once, across documents.
+pub fn defined_terms_lists_every_term<S: StoreWrite>(store: &mut S) {
+    assert_eq!(store.defined_terms().unwrap(), Vec::<String>::new(), "an empty store");
+    put_both(store);
+    let mut terms = store.defined_terms().unwrap();
+    terms.sort();
+    assert_eq!(terms, vec!["applicant".to_string(), "invention".to_string()]);
+}
