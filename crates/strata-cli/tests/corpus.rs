@@ -162,3 +162,49 @@ fn search_hits_carry_citations() {
     let out = strata(&ing.index, &["search", "conditional request preconditions", "-k", "500"]);
     assert!(!out.status.success(), "k above 100 must be refused");
 }
+
+/// Ranking snapshots on the real corpus (hybrid mode, top 5). A changed snapshot is reviewed
+/// against these properties before it is accepted:
+///
+/// 1. A query that names a section returns that section first (`section 102(b)`, `§ 4.2`).
+/// 2. A quoted phrase returns a chunk that holds it word for word first.
+/// 3. A topical query ranks a section whose heading names the topic within the top 3.
+/// 4. A query naming a defined term returns the chunk that defines it within the top 5.
+///
+/// Lines show the document title, the chunk ordinal, the section heading and the per-leg
+/// ranks (document ids are left out: they depend on where the corpus lives).
+#[test]
+fn ranking_snapshots() {
+    let Some(store) = store() else { return };
+    let searcher = Searcher::new(&store, Default::default()).unwrap();
+    let queries = [
+        "section 102(b)",
+        "§ 4.2",
+        "\"means invention or discovery\"",
+        "idle timeout",
+        "conditional request preconditions",
+        "Discriminator Object",
+        "INVITE client transaction timer",
+        "stay of proceedings pending arbitration",
+        "definition of invention",
+    ];
+    let mut out = String::new();
+    for q in queries {
+        let r = searcher
+            .search(&SearchRequest { query: q.into(), mode: Mode::Hybrid, k: 5, filter: Filter::default() })
+            .unwrap();
+        out.push_str(&format!("query: {q}\n"));
+        for (i, h) in r.hits.iter().enumerate() {
+            let ordinal = h.chunk_id.rsplit(':').next().unwrap();
+            let ranks: Vec<String> = h.ranks.iter().map(|(l, r)| format!("{}#{r}", l.name())).collect();
+            out.push_str(&format!(
+                "  {}. {} [{ordinal}] {} ({})\n",
+                i + 1,
+                h.doc_title,
+                h.heading_path.last().map(String::as_str).unwrap_or("(start)"),
+                ranks.join(" ")
+            ));
+        }
+    }
+    insta::assert_snapshot!("hybrid_top5", out);
+}

@@ -77,6 +77,7 @@ impl Pipeline {
     }
 
     /// Reads bytes of a known source. A reader that panics is reported as a per-file error.
+    #[tracing::instrument(name = "read", skip_all, fields(path = %source.path, bytes = bytes.len()))]
     pub fn read_bytes(&self, source: Source, bytes: &[u8]) -> Result<Document> {
         let path = source.path.clone();
         let reader = reader_for(source.format).ok_or_else(|| {
@@ -119,9 +120,12 @@ impl Pipeline {
     }
 
     /// Chunks and enriches a document.
+    #[tracing::instrument(name = "process", skip_all, fields(doc = %document.id))]
     pub fn process(&self, document: Document) -> Ingested {
-        let mut chunks = self.chunker.chunk(&document);
-        let Enrichment { definitions, references } = enrich(&document, &mut chunks);
+        let mut chunks = tracing::info_span!("chunk").in_scope(|| self.chunker.chunk(&document));
+        let Enrichment { definitions, references } =
+            tracing::info_span!("enrich").in_scope(|| enrich(&document, &mut chunks));
+        tracing::debug!(chunks = chunks.len(), definitions = definitions.len(), references = references.len(), "processed");
         Ingested { document, chunks, definitions, references }
     }
 

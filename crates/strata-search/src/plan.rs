@@ -87,12 +87,7 @@ impl Plan {
         for c in QUOTED.captures_iter(query) {
             plan.phrases.push(c[1].trim().to_string());
         }
-        let normalized = format!(" {} ", normalize_term(query));
-        for term in defined_terms {
-            if term.len() > 1 && contains_words(&normalized, term) {
-                plan.terms.push(term.clone());
-            }
-        }
+        plan.terms = defined_terms_asked(query, defined_terms);
         plan
     }
 
@@ -100,6 +95,35 @@ impl Plan {
     pub fn is_identifier_query(&self) -> bool {
         !self.identifiers.is_empty()
     }
+}
+
+static DEFINITION_INTENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(?:define|definition of|meaning of|what\s+(?:is|are|does)|what's|who\s+is)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+mean)?\s*\??\s*$",
+    )
+    .unwrap()
+});
+
+/// The defined terms a query asks about. A single-word term counts only when the query is
+/// that term or asks for its definition ("define X", "what is X", "definition of X"): common
+/// words that one document defines ("request", "client") would otherwise pull its glossary
+/// into every query. A term of two or more words counts wherever it occurs.
+fn defined_terms_asked(query: &str, defined_terms: &[String]) -> Vec<String> {
+    let clean = |s: &str| normalize_term(s.trim().trim_matches(|c: char| !c.is_alphanumeric()));
+    let whole = clean(query);
+    let asked = DEFINITION_INTENT.captures(query).map(|c| clean(&c[1]));
+    let padded = format!(" {whole} ");
+    let mut terms = Vec::new();
+    for term in defined_terms {
+        let multi_word = term.contains(' ');
+        let hit = *term == whole
+            || asked.as_deref() == Some(term.as_str())
+            || (multi_word && contains_words(&padded, term));
+        if hit && term.len() > 1 {
+            terms.push(term.clone());
+        }
+    }
+    terms
 }
 
 /// True when `needle` occurs in `hay` (padded with spaces) on word boundaries.
@@ -149,8 +173,12 @@ mod tests {
 
     #[test]
     fn phrases_and_terms() {
-        let p = Plan::read("what is an \"effective filing date\" of an invention", &["invention".into(), "patent".into()]);
+        let terms = ["invention".to_string(), "patent".to_string(), "effective filing date".to_string()];
+        let p = Plan::read("when is the \"effective filing date\" of an invention", &terms);
         assert_eq!(p.phrases, ["effective filing date"]);
-        assert_eq!(p.terms, ["invention"]);
+        assert_eq!(p.terms, ["effective filing date"], "single words inside a longer query are not terms");
+        assert_eq!(Plan::read("What is an invention?", &terms).terms, ["invention"]);
+        assert_eq!(Plan::read("definition of patent", &terms).terms, ["patent"]);
+        assert_eq!(Plan::read("Invention", &terms).terms, ["invention"]);
     }
 }

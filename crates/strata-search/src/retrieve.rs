@@ -17,8 +17,8 @@ pub fn keyword(store: &dyn StoreRead, plan: &Plan, filter: &Filter, limit: usize
 }
 
 /// Exact leg: section identifiers first (nearest existing ancestor when the exact number has
-/// no heading, so `102(b)` finds § 102), then chunks that define a queried term, then chunks
-/// that hold a quoted phrase.
+/// no heading, so `102(b)` finds § 102), then chunks that hold a quoted phrase, then chunks
+/// that define a term the query asks about.
 ///
 /// Within an identifier's section, the chunk that holds the named subsection (`(b)` at the
 /// start of a line or paragraph) comes first, then the section's chunks in order. Across
@@ -67,16 +67,16 @@ pub fn exact(
         }
     }
     let identifier_hits = out.len();
-    for hit in store.exact_terms(&plan.terms, filter, limit)? {
-        if seen.insert(hit.chunk.clone()) {
-            out.push(hit);
-        }
-    }
     for phrase in &plan.phrases {
         for hit in store.exact_phrase(phrase, filter, limit)? {
             if seen.insert(hit.chunk.clone()) {
                 out.push(hit);
             }
+        }
+    }
+    for hit in store.exact_terms(&plan.terms, filter, limit)? {
+        if seen.insert(hit.chunk.clone()) {
+            out.push(hit);
         }
     }
     out.truncate(limit.max(LEG_DEPTH));

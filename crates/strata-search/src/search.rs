@@ -122,6 +122,7 @@ impl<'s> Searcher<'s> {
     }
 
     /// Runs one search.
+    #[tracing::instrument(name = "search", skip_all, fields(query = %req.query, mode = ?req.mode, k = req.k))]
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         if req.query.trim().is_empty() {
@@ -131,6 +132,7 @@ impl<'s> Searcher<'s> {
             return Err(Error::user(format!("k must be between 1 and {}, got {}", strata_core::config::MAX_K, req.k)));
         }
         let plan = Plan::read(&req.query, &self.defined_terms);
+        tracing::debug!(?plan, "plan");
         let depth = LEG_DEPTH.max(req.k);
         let weights = &self.config.weights;
         let fused: Vec<Fused> = match req.mode {
