@@ -1,0 +1,39 @@
+//! Every on-disk format that must still open has a fixture here (tantivy's `compat_tests.rs`
+//! habit). `compat/v1` is format 1, made with
+//! `strata --index crates/strata-index/tests/compat/v1 ingest examples/sample-agreement.md`.
+//! When `FORMAT_VERSION` changes, keep this test passing (migrate on open) or state in the
+//! release notes that format 1 must be re-created, and change the assertion on purpose.
+
+use std::path::Path;
+
+use strata_index::{EmbeddedStore, Filter, StoreRead, FORMAT_VERSION};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn format_1_fixture_still_opens_and_answers() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat/v1");
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture, dir.path());
+    let store = EmbeddedStore::open(dir.path()).expect("format 1 opens");
+    assert_eq!(store.manifest().format_version, 1);
+    assert_eq!(FORMAT_VERSION, 1, "format changed: decide how format 1 indexes open (see module doc)");
+    let docs = store.documents().unwrap();
+    assert_eq!(docs.len(), 1);
+    assert_eq!(docs[0].title, "Sample Hosting Services Agreement");
+    let hits = store.keyword("backups kept", &Filter::default(), 3).unwrap();
+    let chunks = store.chunks(&[hits[0].chunk.clone()]).unwrap();
+    assert!(chunks[0].text.contains("Backups are taken every six hours"), "{}", chunks[0].text);
+    assert_eq!(store.definitions("incident").unwrap().len(), 1);
+    assert!(!store.exact_numbers(&["4.2".into()], &Filter::default(), 10).unwrap().is_empty());
+}
