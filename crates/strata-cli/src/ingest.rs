@@ -58,9 +58,8 @@ pub struct Summary {
 pub fn collect(inputs: &[String]) -> (Vec<PathBuf>, Vec<FileOutcome>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    let supported = |p: &Path| {
-        p.extension().and_then(|e| e.to_str()).and_then(Format::from_extension).is_some()
-    };
+    let supported =
+        |p: &Path| p.extension().and_then(|e| e.to_str()).and_then(Format::from_extension).is_some();
     for input in inputs {
         let path = Path::new(input);
         if path.is_dir() {
@@ -78,7 +77,8 @@ pub fn collect(inputs: &[String]) -> (Vec<PathBuf>, Vec<FileOutcome>) {
         } else if input.contains(['*', '?', '[']) {
             match glob::glob(input) {
                 Ok(paths) => {
-                    let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).filter(|p| p.is_file()).collect();
+                    let mut found: Vec<PathBuf> =
+                        paths.filter_map(|p| p.ok()).filter(|p| p.is_file()).collect();
                     if found.is_empty() {
                         problems.push(failed(input, "the pattern matches no file".into()));
                     }
@@ -132,7 +132,15 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
     let (tx, rx) = mpsc::sync_channel::<Work>(workers * 2);
     let mut written = 0usize;
     let mut since_commit = 0usize;
-    let mut summary = Summary { files: files.len() + outcomes.len(), ingested: 0, unchanged: 0, failed: outcomes.len(), chunks: 0, seconds: 0.0, outcomes: Vec::new() };
+    let mut summary = Summary {
+        files: files.len() + outcomes.len(),
+        ingested: 0,
+        unchanged: 0,
+        failed: outcomes.len(),
+        chunks: 0,
+        seconds: 0.0,
+        outcomes: Vec::new(),
+    };
     let write_result: Result<()> = std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
@@ -183,7 +191,13 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
                 }
                 Work::Unchanged(path, id) => {
                     summary.unchanged += 1;
-                    outcomes.push(FileOutcome { path: path.display().to_string(), status: "unchanged", doc_id: Some(id.to_string()), chunks: 0, messages: vec![] });
+                    outcomes.push(FileOutcome {
+                        path: path.display().to_string(),
+                        status: "unchanged",
+                        doc_id: Some(id.to_string()),
+                        chunks: 0,
+                        messages: vec![],
+                    });
                 }
                 Work::Failed(path, msg) => {
                     summary.failed += 1;

@@ -38,7 +38,9 @@ fn real_main() -> ExitCode {
     let cli = Cli::parse();
     // `RUST_LOG=strata_ingest=debug,strata_search=debug` shows the stages at work.
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+        )
         .with_writer(std::io::stderr)
         .with_target(false)
         .init();

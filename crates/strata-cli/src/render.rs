@@ -22,7 +22,8 @@ pub fn search(r: &SearchResponse) {
         return;
     }
     for (i, h) in r.hits.iter().enumerate() {
-        let ranks: Vec<String> = h.ranks.iter().map(|(leg, rank)| format!("{} #{rank}", leg.name())).collect();
+        let ranks: Vec<String> =
+            h.ranks.iter().map(|(leg, rank)| format!("{} #{rank}", leg.name())).collect();
         println!(
             "{:>2}. {} — {}",
             i + 1,
@@ -100,7 +101,9 @@ pub fn refs(r: &Refs) {
     println!("outgoing ({}):", r.outgoing.len());
     for c in &r.outgoing {
         let to = match (&c.reference.resolved, &c.to_title, &c.reference.external) {
-            (Some(id), Some(t), _) => format!("→ {id} {t}{}", if c.reference.exact { "" } else { " (nearest)" }),
+            (Some(id), Some(t), _) => {
+                format!("→ {id} {t}{}", if c.reference.exact { "" } else { " (nearest)" })
+            }
             (_, _, Some(ext)) => format!("→ external: {ext}"),
             _ => "→ unresolved".to_string(),
         };
@@ -120,7 +123,15 @@ pub fn docs(docs: &[DocSummary]) {
     for d in docs {
         println!(
             "{}  {}  [{}; {} pages, {} sections, {} chunks, {} terms, {} refs]\n    {}",
-            d.id, d.title, d.format.name(), d.pages, d.nodes, d.chunks, d.definitions, d.references, d.path
+            d.id,
+            d.title,
+            d.format.name(),
+            d.pages,
+            d.nodes,
+            d.chunks,
+            d.definitions,
+            d.references,
+            d.path
         );
     }
 }

@@ -24,17 +24,17 @@ fn ingested() -> Option<&'static Ingested> {
             let corpus = corpus()?;
             let dir = tempfile::tempdir().unwrap();
             let index = dir.path().join("index");
-            let paths: Vec<String> = ["markdown", "html", "txt"]
-                .iter()
-                .map(|f| corpus.join(f).display().to_string())
-                .collect();
+            let paths: Vec<String> =
+                ["markdown", "html", "txt"].iter().map(|f| corpus.join(f).display().to_string()).collect();
             let mut args = vec!["ingest"];
             args.extend(paths.iter().map(String::as_str));
             let summary = json(&index, &args);
             assert_eq!(summary["failed"], 0, "{summary:#}");
             eprintln!(
                 "ingested {} files, {} chunks in {:.2}s",
-                summary["ingested"], summary["chunks"], summary["seconds"].as_f64().unwrap()
+                summary["ingested"],
+                summary["chunks"],
+                summary["seconds"].as_f64().unwrap()
             );
             Some(Ingested { _dir: dir, index })
         })
@@ -89,11 +89,18 @@ fn rfc3261_has_at_least_300_numbered_sections() {
 fn rfc9110_section_references_mostly_resolve() {
     let Some(store) = store() else { return };
     let doc = store.document(&doc_id(&store, "rfc9110")).unwrap().unwrap();
-    let dotted = |t: &str| !t.is_empty() && t.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
-    let internal: Vec<_> = doc.references.iter().filter(|r| r.external.is_none() && dotted(&r.target)).collect();
+    let dotted = |t: &str| {
+        !t.is_empty() && t.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    };
+    let internal: Vec<_> =
+        doc.references.iter().filter(|r| r.external.is_none() && dotted(&r.target)).collect();
     let resolved = internal.iter().filter(|r| r.resolved.is_some()).count();
     let share = resolved as f64 / internal.len() as f64;
-    eprintln!("RFC 9110: {resolved}/{} Section N.N references resolve ({:.1}%)", internal.len(), share * 100.0);
+    eprintln!(
+        "RFC 9110: {resolved}/{} Section N.N references resolve ({:.1}%)",
+        internal.len(),
+        share * 100.0
+    );
     assert!(internal.len() > 300);
     assert!(share >= 0.8, "{share}");
 }
@@ -132,8 +139,10 @@ fn exact_leg_is_top1_on_every_section_number() {
             total += 1;
             let query = format!("section {}", number.number);
             let key = number.key();
-            let req = |filter: Filter| SearchRequest { query: query.clone(), mode: Mode::Hybrid, k: 1, filter };
-            let r = searcher.search(&req(Filter { doc: Some(summary.id.clone()), ..Filter::default() })).unwrap();
+            let req =
+                |filter: Filter| SearchRequest { query: query.clone(), mode: Mode::Hybrid, k: 1, filter };
+            let r =
+                searcher.search(&req(Filter { doc: Some(summary.id.clone()), ..Filter::default() })).unwrap();
             if r.hits.first().and_then(|h| h.section_number.as_deref()) == Some(key.as_str()) {
                 in_doc += 1;
             } else if misses.len() < 40 {
@@ -156,7 +165,8 @@ fn search_hits_carry_citations() {
     let Some(ing) = ingested() else { return };
     let r = json(&ing.index, &["search", "conditional request preconditions", "-k", "3"]);
     let hit = &r["hits"][0];
-    for key in ["doc_title", "source_path", "heading_path", "pages", "span", "kind", "score", "ranks", "text"] {
+    for key in ["doc_title", "source_path", "heading_path", "pages", "span", "kind", "score", "ranks", "text"]
+    {
         assert!(hit.get(key).is_some(), "hit lacks {key}: {hit:#}");
     }
     let out = strata(&ing.index, &["search", "conditional request preconditions", "-k", "500"]);

@@ -60,10 +60,14 @@ fn kill_9_mid_ingest_leaves_the_last_commit_readable() {
     let docs = dir.path().join("docs");
     fs::create_dir(&docs).unwrap();
     // Many documents, so that the kill lands between commits.
-    let sources: Vec<_> = ["html/usc-title09-arbitration.htm", "markdown/uslm-user-guide.md", "txt/rfc7231-http11-semantics.txt"]
-        .iter()
-        .map(|p| corpus.join(p))
-        .collect();
+    let sources: Vec<_> = [
+        "html/usc-title09-arbitration.htm",
+        "markdown/uslm-user-guide.md",
+        "txt/rfc7231-http11-semantics.txt",
+    ]
+    .iter()
+    .map(|p| corpus.join(p))
+    .collect();
     let mut n = 0;
     for round in 0..12 {
         for s in &sources {

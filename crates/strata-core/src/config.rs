@@ -151,9 +151,9 @@ impl Config {
     /// Applies `STRATA_*` overrides read through `get`.
     pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) -> Result<()> {
         fn num<T: std::str::FromStr>(key: &str, v: &str) -> Result<T> {
-            v.trim().parse().map_err(|_| {
-                Error::user(format!("environment variable {key} must be a number, got {v:?}"))
-            })
+            v.trim()
+                .parse()
+                .map_err(|_| Error::user(format!("environment variable {key} must be a number, got {v:?}")))
         }
         if let Some(v) = get("STRATA_CHUNK_MAX_TOKENS") {
             self.chunk.max_tokens = num("STRATA_CHUNK_MAX_TOKENS", &v)?;
@@ -204,7 +204,11 @@ impl Config {
             return bad("search.k", &format!("must be between 1 and {MAX_K}"), self.search.k.to_string());
         }
         if !MODES.contains(&self.search.mode.as_str()) {
-            return bad("search.mode", &format!("must be one of {}", MODES.join(", ")), format!("{:?}", self.search.mode));
+            return bad(
+                "search.mode",
+                &format!("must be one of {}", MODES.join(", ")),
+                format!("{:?}", self.search.mode),
+            );
         }
         for (key, w) in [
             ("search.weights.keyword", self.search.weights.keyword),

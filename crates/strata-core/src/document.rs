@@ -16,10 +16,7 @@ impl DocId {
     /// Builds the id of a source: a slug of the file stem followed by four hex digits of a
     /// hash of the canonical path, so that two `README.md` files get distinct, stable ids.
     pub fn from_source(canonical_path: &str) -> DocId {
-        let stem = canonical_path
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(canonical_path);
+        let stem = canonical_path.rsplit(['/', '\\']).next().unwrap_or(canonical_path);
         let stem = stem.rsplit_once('.').map(|(s, _)| s).unwrap_or(stem);
         let mut slug = String::with_capacity(stem.len());
         for c in stem.chars() {
@@ -188,11 +185,7 @@ impl Document {
     /// The 1-based page that holds byte `offset`.
     pub fn page_at(&self, offset: usize) -> u32 {
         let i = self.pages.partition_point(|p| p.span.end <= offset);
-        self.pages
-            .get(i)
-            .or(self.pages.last())
-            .map(|p| p.number)
-            .unwrap_or(1)
+        self.pages.get(i).or(self.pages.last()).map(|p| p.number).unwrap_or(1)
     }
 
     /// The page range that `span` touches.

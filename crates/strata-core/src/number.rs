@@ -12,13 +12,24 @@ use crate::SectionNumber;
 
 /// Named units whose number is kept with the unit (`Article V`, `Chapter 10`).
 pub const UNITS: &[&str] = &[
-    "article", "chapter", "subchapter", "part", "subpart", "title", "subtitle", "division",
-    "appendix", "annex", "schedule", "book", "exhibit", "rule",
+    "article",
+    "chapter",
+    "subchapter",
+    "part",
+    "subpart",
+    "title",
+    "subtitle",
+    "division",
+    "appendix",
+    "annex",
+    "schedule",
+    "book",
+    "exhibit",
+    "rule",
 ];
 
-static SECTION_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:§§?|sec(?:tion)?s?\.?)\s*").unwrap()
-});
+static SECTION_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(?:§§?|sec(?:tion)?s?\.?)\s*").unwrap());
 
 static HEADING_SECTION: LazyLock<Regex> = LazyLock::new(|| {
     // `§102. Title`, `SEC. 101. Title`, `Section 203(a) Title`
@@ -35,10 +46,8 @@ static HEADING_DOTTED: LazyLock<Regex> = LazyLock::new(|| {
 
 static HEADING_UNIT: LazyLock<Regex> = LazyLock::new(|| {
     let units = UNITS.join("|");
-    Regex::new(&format!(
-        r"(?i)^({units})\s+([IVXLCDM]+|\d+[A-Za-z]?(?:[.\-]\d+)*|[A-Z](?:\.\d+)*)\b\.?"
-    ))
-    .unwrap()
+    Regex::new(&format!(r"(?i)^({units})\s+([IVXLCDM]+|\d+[A-Za-z]?(?:[.\-]\d+)*|[A-Z](?:\.\d+)*)\b\.?"))
+        .unwrap()
 });
 
 /// Finds the section number at the start of a heading title.
@@ -57,10 +66,7 @@ pub fn from_heading(title: &str) -> Option<SectionNumber> {
         return Some(SectionNumber { number: squash(&c[1]), unit: None });
     }
     if let Some(c) = HEADING_UNIT.captures(title) {
-        return Some(SectionNumber {
-            number: c[2].to_string(),
-            unit: Some(c[1].to_ascii_lowercase()),
-        });
+        return Some(SectionNumber { number: c[2].to_string(), unit: Some(c[1].to_ascii_lowercase()) });
     }
     if let Some(c) = HEADING_DOTTED.captures(title) {
         let number = &c[1];
@@ -96,11 +102,7 @@ fn squash(s: &str) -> String {
 pub fn normalize(s: &str) -> String {
     let s = s.trim();
     let s = SECTION_PREFIX.replace(s, "");
-    let mut out: String = s
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .flat_map(|c| c.to_lowercase())
-        .collect();
+    let mut out: String = s.chars().filter(|c| !c.is_whitespace()).flat_map(|c| c.to_lowercase()).collect();
     out = out.replace('–', "-");
     while out.ends_with('.') || out.ends_with(',') {
         out.pop();

@@ -181,9 +181,7 @@ impl Tree {
     /// Nodes whose number key equals `key` (see [`SectionNumber::key`]).
     pub fn find_number(&self, key: &str) -> impl Iterator<Item = &Node> + '_ {
         let key = key.to_string();
-        self.nodes
-            .iter()
-            .filter(move |n| n.number.as_ref().is_some_and(|num| num.key() == key))
+        self.nodes.iter().filter(move |n| n.number.as_ref().is_some_and(|num| num.key() == key))
     }
 
     /// Depth of a node (the root is 0), counted through parents.

@@ -47,8 +47,11 @@ pub const WIDGET: &str = "widget-act-1a2b";
 /// Id of the [`gadget_rules`] sample in every check.
 pub const GADGET: &str = "gadget-rules-9f3c";
 
+/// A named check.
+pub type Check<S> = (&'static str, fn(&mut S));
+
 /// Every check, by name.
-pub fn checks<S: StoreWrite>() -> Vec<(&'static str, fn(&mut S))> {
+pub fn checks<S: StoreWrite>() -> Vec<Check<S>> {
     macro_rules! named {
         ($($check:ident),* $(,)?) => { vec![$((stringify!($check), $check::<S> as fn(&mut S))),*] };
     }
@@ -150,7 +153,10 @@ fn assert_absent<S: StoreRead>(store: &S, record: &DocumentRecord) {
     assert_eq!(store.exact_terms(&terms, &this, 100).unwrap(), vec![], "terms in {doc}");
     assert_eq!(store.exact_phrase("prior art", &this, 100).unwrap(), vec![], "phrase in {doc}");
     for term in &terms {
-        assert!(store.definitions(term).unwrap().iter().all(|d| &d.doc != doc), "definition {term:?} of {doc}");
+        assert!(
+            store.definitions(term).unwrap().iter().all(|d| &d.doc != doc),
+            "definition {term:?} of {doc}"
+        );
     }
 }
 
@@ -170,7 +176,10 @@ pub fn put_commit_lists_and_returns_the_document<S: StoreWrite>(store: &mut S) {
         let doc = &record.document.id;
         let stored = store.document(doc).unwrap().unwrap_or_else(|| panic!("{doc} is stored"));
         assert_same_document(&stored, record);
-        assert_eq!(store.content_hash(doc).unwrap().as_deref(), Some(record.document.source.content_hash.as_str()));
+        assert_eq!(
+            store.content_hash(doc).unwrap().as_deref(),
+            Some(record.document.source.content_hash.as_str())
+        );
     }
     assert!(store.document(&id("unknown-0000")).unwrap().is_none());
     assert_eq!(store.content_hash(&id("unknown-0000")).unwrap(), None);
@@ -187,13 +196,20 @@ pub fn staged_writes_are_invisible_until_commit<S: StoreWrite>(store: &mut S) {
 
     store.commit().unwrap();
     assert_eq!(store.documents().unwrap(), vec![doc_summary(&w)]);
-    assert_eq!(store.keyword("gizmo", &Filter::default(), 10).unwrap().len(), 1, "committed chunks are searchable");
+    assert_eq!(
+        store.keyword("gizmo", &Filter::default(), 10).unwrap().len(),
+        1,
+        "committed chunks are searchable"
+    );
 
     // A staged replacement leaves the committed version in place.
     let amended = widget_act_amended(WIDGET);
     store.put(&amended).unwrap();
     assert_eq!(store.documents().unwrap(), vec![doc_summary(&w)], "a staged re-put is not listed");
-    assert_eq!(ids(&store.keyword("gizmo", &Filter::default(), 10).unwrap()), vec![cid(WIDGET, RECITALS + 4)]);
+    assert_eq!(
+        ids(&store.keyword("gizmo", &Filter::default(), 10).unwrap()),
+        vec![cid(WIDGET, RECITALS + 4)]
+    );
     assert_eq!(store.keyword("doohickey", &Filter::default(), 10).unwrap(), vec![]);
     assert_eq!(store.chunks_of(&id(WIDGET), None).unwrap().len(), w.chunks.len());
     store.commit().unwrap();
@@ -226,7 +242,12 @@ pub fn put_replaces_every_record_of_the_id<S: StoreWrite>(store: &mut S) {
     assert_replaced(store, &w, &amended, &g);
 }
 
-fn assert_replaced<S: StoreRead>(store: &S, old: &DocumentRecord, new: &DocumentRecord, other: &DocumentRecord) {
+fn assert_replaced<S: StoreRead>(
+    store: &S,
+    old: &DocumentRecord,
+    new: &DocumentRecord,
+    other: &DocumentRecord,
+) {
     let doc = &new.document.id;
     let all = Filter::default();
     assert_eq!(store.documents().unwrap(), vec![doc_summary(other), doc_summary(new)]);
@@ -239,7 +260,10 @@ fn assert_replaced<S: StoreRead>(store: &S, old: &DocumentRecord, new: &Document
     assert_eq!(store.exact_phrase("prior art", &all, 100).unwrap(), vec![], "old phrase");
     let old_keys = ["102".to_string(), "4.2".to_string(), "102(a)".to_string()];
     assert_eq!(store.exact_numbers(&old_keys, &all, 100).unwrap(), vec![], "old section numbers");
-    assert_eq!(ids(&store.exact_numbers(&["1".to_string()], &only(doc.as_str()), 100).unwrap()), vec![cid(doc.as_str(), 0)]);
+    assert_eq!(
+        ids(&store.exact_numbers(&["1".to_string()], &only(doc.as_str()), 100).unwrap()),
+        vec![cid(doc.as_str(), 0)]
+    );
     // Old chunk ids past the new count are gone; the ones reused hold the new chunks.
     let old_ids = chunk_ids(old, |_| true);
     let expected: Vec<_> = new.chunks.iter().map(|c| stored_chunk(new, c)).collect();
@@ -251,7 +275,10 @@ fn assert_replaced<S: StoreRead>(store: &S, old: &DocumentRecord, new: &Document
     assert_eq!(store.definitions("invention").unwrap(), other.definitions);
     assert_eq!(store.definitions("contraption").unwrap(), new.definitions);
     assert_eq!(store.exact_terms(&["applicant".to_string()], &all, 100).unwrap(), vec![]);
-    assert_eq!(ids(&store.exact_terms(&["invention".to_string()], &all, 100).unwrap()), chunk_ids(other, |c| !c.defines.is_empty()));
+    assert_eq!(
+        ids(&store.exact_terms(&["invention".to_string()], &all, 100).unwrap()),
+        chunk_ids(other, |c| !c.defines.is_empty())
+    );
     let mut terms = store.defined_terms().unwrap();
     terms.sort();
     assert_eq!(terms, vec!["contraption".to_string(), "invention".to_string()], "no stale defined term");
@@ -268,8 +295,16 @@ pub fn remove_deletes_every_record<S: StoreWrite>(store: &mut S) {
     store.commit().unwrap();
     assert_absent(store, &w);
     assert_eq!(store.documents().unwrap(), vec![doc_summary(&g)]);
-    assert_eq!(store.keyword("widget", &Filter::default(), 100).unwrap(), vec![], "title word of the removed document");
-    assert_eq!(store.definitions("invention").unwrap(), g.definitions, "the other document's definition stays");
+    assert_eq!(
+        store.keyword("widget", &Filter::default(), 100).unwrap(),
+        vec![],
+        "title word of the removed document"
+    );
+    assert_eq!(
+        store.definitions("invention").unwrap(),
+        g.definitions,
+        "the other document's definition stays"
+    );
     assert_eq!(store.definitions("applicant").unwrap(), vec![]);
     assert_eq!(store.defined_terms().unwrap(), vec!["invention".to_string()], "no stale defined term");
     assert!(!store.remove(&id(WIDGET)).unwrap(), "already removed");
@@ -301,7 +336,11 @@ pub fn keyword_matches_stems_headings_and_titles<S: StoreWrite>(store: &mut S) {
     let (w, _) = put_both(store);
     let all = Filter::default();
     let requirement = cid(WIDGET, RECITALS + 3);
-    assert_eq!(ids(&store.keyword("requirements", &all, 10).unwrap()), vec![requirement.clone()], "stemmed plural");
+    assert_eq!(
+        ids(&store.keyword("requirements", &all, 10).unwrap()),
+        vec![requirement.clone()],
+        "stemmed plural"
+    );
     assert_eq!(ids(&store.keyword("REQUIREMENT", &all, 10).unwrap()), vec![requirement], "case");
     // `conditions` is only in the heading of §102: its first chunk holds the heading, the
     // second and the §102(a) chunk have it in their heading path only.
@@ -333,7 +372,11 @@ pub fn keyword_respects_filters<S: StoreWrite>(store: &mut S) {
     assert_eq!(search(kind(ChunkKind::Requirement)), s(&[&fees]), "kind");
     assert_eq!(search(kind(ChunkKind::Content)), s(&[&novelty, &scope]), "kind");
     assert_eq!(search(kind(ChunkKind::Definition)), s(&[]), "kind");
-    let nodes = |first, last| Filter { doc: Some(id(WIDGET)), nodes: Some((NodeId(first), NodeId(last))), kind: None };
+    let nodes = |first, last| Filter {
+        doc: Some(id(WIDGET)),
+        nodes: Some((NodeId(first), NodeId(last))),
+        kind: None,
+    };
     assert_eq!(search(nodes(1, 2)), s(&[&novelty]), "subtree of §102");
     assert_eq!(search(nodes(2, 2)), s(&[&novelty]), "subtree of §102(a)");
     assert_eq!(search(nodes(3, 3)), s(&[&fees]), "subtree of 4.2");
@@ -389,7 +432,11 @@ pub fn exact_terms_and_definitions_span_documents<S: StoreWrite>(store: &mut S) 
 
     let mut invention = store.definitions("invention").unwrap();
     invention.sort_by(|a, b| a.doc.cmp(&b.doc));
-    assert_eq!(invention, vec![g.definitions[0].clone(), w.definitions[0].clone()], "both documents' definitions");
+    assert_eq!(
+        invention,
+        vec![g.definitions[0].clone(), w.definitions[0].clone()],
+        "both documents' definitions"
+    );
     assert_eq!(store.definitions("applicant").unwrap(), vec![w.definitions[1].clone()]);
     assert_eq!(store.definitions("patent").unwrap(), vec![]);
 }
@@ -413,7 +460,11 @@ pub fn exact_phrase_needs_adjacent_words_in_order<S: StoreWrite>(store: &mut S) 
     assert_eq!(phrase("prior art", &only(GADGET)), none, "doc filter");
     let recitals: BTreeSet<String> = chunk_ids(&w, |c| c.node == NodeId::ROOT).into_iter().collect();
     assert_eq!(recitals.len(), RECITALS);
-    assert_eq!(phrase("café édition", &all).into_iter().collect::<BTreeSet<_>>(), recitals, "non-ASCII words");
+    assert_eq!(
+        phrase("café édition", &all).into_iter().collect::<BTreeSet<_>>(),
+        recitals,
+        "non-ASCII words"
+    );
     assert_eq!(phrase("", &all), none, "empty phrase");
 }
 

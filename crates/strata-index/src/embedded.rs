@@ -78,7 +78,8 @@ impl EmbeddedStore {
             }
             None => {
                 let tdir = dir.join("tantivy");
-                std::fs::create_dir_all(&tdir).map_err(|e| Error::io(format!("creating {}", tdir.display()), e))?;
+                std::fs::create_dir_all(&tdir)
+                    .map_err(|e| Error::io(format!("creating {}", tdir.display()), e))?;
                 let (schema, _) = Fields::build();
                 if Index::open_in_dir(&tdir).is_err() {
                     Index::create_in_dir(&tdir, schema).map_err(tv(dir))?;
@@ -108,8 +109,17 @@ impl EmbeddedStore {
                 reason: "its tantivy schema differs from this strata's; re-create the index".into(),
             });
         }
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
-        Ok(EmbeddedStore { dir: dir.to_path_buf(), manifest, index, reader, writer: None, staged: Default::default(), f })
+        let reader =
+            index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
+        Ok(EmbeddedStore {
+            dir: dir.to_path_buf(),
+            manifest,
+            index,
+            reader,
+            writer: None,
+            staged: Default::default(),
+            f,
+        })
     }
 
     /// The index folder.
@@ -170,7 +180,8 @@ impl EmbeddedStore {
 
     fn all(&self, query: &dyn Query) -> Result<Vec<(DocAddress, TantivyDocument)>> {
         let searcher = self.searcher();
-        let mut addrs: Vec<DocAddress> = searcher.search(query, &DocSetCollector).map_err(self.err())?.into_iter().collect();
+        let mut addrs: Vec<DocAddress> =
+            searcher.search(query, &DocSetCollector).map_err(self.err())?.into_iter().collect();
         addrs.sort();
         addrs
             .into_iter()
@@ -214,7 +225,8 @@ impl EmbeddedStore {
     }
 
     fn doc_meta(&self, id: &DocId) -> Result<Option<(TantivyDocument, DocMeta)>> {
-        let q = BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+        let q =
+            BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
         match self.all(&q)?.into_iter().next() {
             Some((_, d)) => {
                 let meta = self.payload(&d)?;
@@ -264,7 +276,8 @@ impl StoreRead for EmbeddedStore {
 
     fn document(&self, id: &DocId) -> Result<Option<StoredDocument>> {
         let Some((_, meta)) = self.doc_meta(id)? else { return Ok(None) };
-        let q = BooleanQuery::new(self.base(KIND_TEXT, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+        let q =
+            BooleanQuery::new(self.base(KIND_TEXT, &Filter { doc: Some(id.clone()), ..Filter::default() }));
         let text = match self.all(&q)?.into_iter().next() {
             Some((_, d)) => {
                 let bytes = d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
@@ -279,11 +292,17 @@ impl StoreRead for EmbeddedStore {
         };
         let mut document = meta.document;
         document.text = text;
-        Ok(Some(StoredDocument { document, definitions: meta.definitions, references: meta.references, chunks: meta.chunks }))
+        Ok(Some(StoredDocument {
+            document,
+            definitions: meta.definitions,
+            references: meta.references,
+            chunks: meta.chunks,
+        }))
     }
 
     fn content_hash(&self, id: &DocId) -> Result<Option<String>> {
-        let q = BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+        let q =
+            BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
         Ok(self.all(&q)?.into_iter().next().map(|(_, d)| self.str_field(&d, self.f.hash)))
     }
 
@@ -320,7 +339,9 @@ impl StoreRead for EmbeddedStore {
             return Ok(Vec::new());
         }
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (field, boost) in [(self.f.text, BOOST_TEXT), (self.f.heading, BOOST_HEADING), (self.f.title, BOOST_TITLE)] {
+        for (field, boost) in
+            [(self.f.text, BOOST_TEXT), (self.f.heading, BOOST_HEADING), (self.f.title, BOOST_TITLE)]
+        {
             for t in &terms {
                 let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
                 should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
@@ -368,7 +389,9 @@ impl StoreRead for EmbeddedStore {
         let q: Box<dyn Query> = match words.len() {
             0 => return Ok(Vec::new()),
             1 => self.term_q(self.f.exact_text, &words[0]),
-            _ => Box::new(PhraseQuery::new(words.iter().map(|w| Term::from_field_text(self.f.exact_text, w)).collect())),
+            _ => Box::new(PhraseQuery::new(
+                words.iter().map(|w| Term::from_field_text(self.f.exact_text, w)).collect(),
+            )),
         };
         let mut clauses = self.base(KIND_CHUNK, filter);
         clauses.push((Occur::Must, q));
@@ -386,7 +409,8 @@ impl StoreRead for EmbeddedStore {
         let mut out = BTreeSet::new();
         for segment in searcher.segment_readers() {
             let inverted = segment.inverted_index(self.f.terms).map_err(self.err())?;
-            let mut stream = inverted.terms().stream().map_err(|e| Error::io("reading the term dictionary", e))?;
+            let mut stream =
+                inverted.terms().stream().map_err(|e| Error::io("reading the term dictionary", e))?;
             while stream.advance() {
                 // The term dictionary keeps the terms of deleted (replaced or removed)
                 // records until a merge: list a term only while a live record holds it.
@@ -410,7 +434,8 @@ impl StoreWrite for EmbeddedStore {
         let f = self.f;
         let doc = &record.document;
         let id = doc.id.as_str().to_string();
-        let mut docs: Vec<TantivyDocument> = Vec::with_capacity(record.chunks.len() + record.definitions.len() + 2);
+        let mut docs: Vec<TantivyDocument> =
+            Vec::with_capacity(record.chunks.len() + record.definitions.len() + 2);
 
         let mut text = TantivyDocument::default();
         text.add_text(f.kind, KIND_TEXT);

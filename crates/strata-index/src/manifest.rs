@@ -50,7 +50,9 @@ impl Manifest {
         };
         let manifest: Manifest = serde_json::from_str(&text).map_err(|e| Error::Index {
             path: dir.to_path_buf(),
-            reason: format!("{MANIFEST_FILE} is damaged ({e}); restore it from a backup or re-create the index"),
+            reason: format!(
+                "{MANIFEST_FILE} is damaged ({e}); restore it from a backup or re-create the index"
+            ),
         })?;
         if manifest.format_version != FORMAT_VERSION {
             return Err(Error::Index {

@@ -6,7 +6,9 @@
 //! unchanged on any of them.
 
 use serde::{Deserialize, Serialize};
-use strata_core::{Chunk, ChunkKind, Definition, DocId, Document, DocumentRecord, Format, NodeId, Reference, Result};
+use strata_core::{
+    Chunk, ChunkKind, Definition, DocId, Document, DocumentRecord, Format, NodeId, Reference, Result,
+};
 
 use crate::Manifest;
 

@@ -111,7 +111,10 @@ fn unknown_format_version_is_refused_naming_it() {
     let dir = TempDir::new().unwrap();
     drop(create(dir.path()));
     Manifest { format_version: 999, ..manifest() }.write(dir.path()).unwrap();
-    for msg in [message(EmbeddedStore::open(dir.path())), message(EmbeddedStore::open_or_create(dir.path(), manifest()))] {
+    for msg in [
+        message(EmbeddedStore::open(dir.path())),
+        message(EmbeddedStore::open_or_create(dir.path(), manifest())),
+    ] {
         assert!(msg.contains("999"), "{msg}");
     }
 }

@@ -103,7 +103,10 @@ fn load() -> Result<Setup, String> {
 
     let strata_tokenizer: Arc<dyn Tokenizer> =
         Arc::new(HfTokenizer::from_path(&tokenizer_json).map_err(|e| format!("tokenizer: {e}"))?);
-    let chunker = Chunker::new(Arc::clone(&strata_tokenizer), &StrataChunkConfig { max_tokens: MAX_TOKENS, overlap: 0 });
+    let chunker = Chunker::new(
+        Arc::clone(&strata_tokenizer),
+        &StrataChunkConfig { max_tokens: MAX_TOKENS, overlap: 0 },
+    );
     let pipeline = Pipeline::with_tokenizer(&Config::default(), Arc::clone(&strata_tokenizer));
 
     let mut sets = Vec::new();
@@ -206,7 +209,11 @@ fn report(s: &Setup) {
             format!("{n_strata} / {n_ts}"),
             format!("{max_strata} / {max_ts}"),
         );
-        println!("ratio[{}]: {:.2}×  (strata chunks re-tokenized over {MAX_TOKENS}: {over})", set.name, tt.as_secs_f64() / ts.as_secs_f64());
+        println!(
+            "ratio[{}]: {:.2}×  (strata chunks re-tokenized over {MAX_TOKENS}: {over})",
+            set.name,
+            tt.as_secs_f64() / ts.as_secs_f64()
+        );
     }
 
     // Where strata's time goes, per set: the same per-section work as Chunker::chunk, in
@@ -215,7 +222,10 @@ fn report(s: &Setup) {
     // pass is packing, heading paths and chunk records.
     println!();
     println!("== strata phases (best of 5 passes) ==");
-    println!("{:<9} {:>10} {:>10} {:>10} {:>10} {:>16}", "set", "total ms", "tokenize", "sentences", "rest", "sections >limit");
+    println!(
+        "{:<9} {:>10} {:>10} {:>10} {:>10} {:>16}",
+        "set", "total ms", "tokenize", "sentences", "rest", "sections >limit"
+    );
     for set in &s.sets {
         let (total, _) = best_of(5, || set.docs.iter().map(|d| s.chunker.chunk(d).len()).sum::<usize>());
         let (tok, _) = best_of(5, || {
@@ -236,8 +246,9 @@ fn report(s: &Setup) {
             .flat_map(|d| d.tree.nodes().iter().map(move |n| (d, n.own)))
             .filter(|(d, span)| s.strata_tokenizer.count(span.slice(&d.text)) > MAX_TOKENS)
             .collect();
-        let (sent, _) =
-            best_of(5, || big.iter().map(|(d, span)| sentence_starts(span.slice(&d.text)).len()).sum::<usize>());
+        let (sent, _) = best_of(5, || {
+            big.iter().map(|(d, span)| sentence_starts(span.slice(&d.text)).len()).sum::<usize>()
+        });
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         let pct = |d: Duration| 100.0 * d.as_secs_f64() / total.as_secs_f64();
         println!(
@@ -267,7 +278,13 @@ fn main() {
         let names: Vec<String> = set
             .docs
             .iter()
-            .map(|d| format!("{} ({} B)", Path::new(&d.source.path).file_name().map(|n| n.to_string_lossy()).unwrap_or_default(), d.text.len()))
+            .map(|d| {
+                format!(
+                    "{} ({} B)",
+                    Path::new(&d.source.path).file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+                    d.text.len()
+                )
+            })
             .collect();
         println!("input {}: {} bytes of document.text from {}", set.name, set.bytes, names.join(", "));
     }

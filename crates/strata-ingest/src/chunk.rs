@@ -165,7 +165,14 @@ impl Chunker {
 
     /// Where a piece starting at `p` ends, given that every boundary `<= limit` keeps it within
     /// the token limit.
-    fn cut(&self, text: &str, b: &Boundaries, p: usize, limit: usize, count: &dyn Fn(usize, usize) -> usize) -> usize {
+    fn cut(
+        &self,
+        text: &str,
+        b: &Boundaries,
+        p: usize,
+        limit: usize,
+        count: &dyn Fn(usize, usize) -> usize,
+    ) -> usize {
         let block = last_in(&b.blocks, p, limit);
         if let Some(end) = block {
             if count(p, end) * 2 >= self.max_tokens {
@@ -199,7 +206,14 @@ impl Chunker {
 
     /// Start of the overlap before a piece starting at `p`: the earliest sentence start within
     /// `overlap` tokens, else the earliest word start.
-    fn overlap_start(&self, text: &str, b: &Boundaries, starts: &[usize], section_start: usize, p: usize) -> usize {
+    fn overlap_start(
+        &self,
+        text: &str,
+        b: &Boundaries,
+        starts: &[usize],
+        section_start: usize,
+        p: usize,
+    ) -> usize {
         let idx = lower(starts, p);
         let first = lower(starts, section_start);
         let from = ceil_boundary(text, starts[idx.saturating_sub(self.overlap).max(first)]).min(p);
@@ -234,8 +248,7 @@ struct Boundaries {
 impl Boundaries {
     fn new(text: &str, span: Span, blocks: &[Block]) -> Boundaries {
         let inside = |o: usize| o > span.start && o < span.end;
-        let block_starts: Vec<usize> =
-            blocks.iter().map(|b| b.span.start).filter(|&o| inside(o)).collect();
+        let block_starts: Vec<usize> = blocks.iter().map(|b| b.span.start).filter(|&o| inside(o)).collect();
         // Tables and code keep their insides whole: no sentence boundary within them.
         let atomic: Vec<Span> = blocks
             .iter()

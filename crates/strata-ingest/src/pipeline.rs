@@ -30,7 +30,10 @@ impl Pipeline {
 
     /// Builds the pipeline with a given tokenizer.
     pub fn with_tokenizer(config: &Config, tokenizer: Arc<dyn Tokenizer>) -> Pipeline {
-        Pipeline { chunker: Chunker::new(tokenizer, &config.chunk), max_file_bytes: config.ingest.max_file_bytes }
+        Pipeline {
+            chunker: Chunker::new(tokenizer, &config.chunk),
+            max_file_bytes: config.ingest.max_file_bytes,
+        }
     }
 
     /// The tokenizer in use.
@@ -41,7 +44,8 @@ impl Pipeline {
     /// The format of a path, from its extension.
     pub fn format_of(path: &Path) -> Result<Format> {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        Format::from_extension(ext).ok_or_else(|| Error::read(path, ReadError::Unsupported(ext.to_string()).to_string()))
+        Format::from_extension(ext)
+            .ok_or_else(|| Error::read(path, ReadError::Unsupported(ext.to_string()).to_string()))
     }
 
     /// Reads one file into a document.
@@ -57,7 +61,10 @@ impl Pipeline {
         let format = Self::format_of(path)?;
         let meta = std::fs::metadata(path).map_err(|e| Error::read(path, format!("cannot stat: {e}")))?;
         if meta.len() > self.max_file_bytes {
-            return Err(Error::read(path, ReadError::TooLarge { size: meta.len(), limit: self.max_file_bytes }.to_string()));
+            return Err(Error::read(
+                path,
+                ReadError::TooLarge { size: meta.len(), limit: self.max_file_bytes }.to_string(),
+            ));
         }
         let bytes = std::fs::read(path).map_err(|e| Error::read(path, format!("cannot read: {e}")))?;
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -84,7 +91,12 @@ impl Pipeline {
             Error::read(&path, format!("{} files are not supported by this build yet", source.format.name()))
         })?;
         let parsed = catch_unwind(AssertUnwindSafe(|| reader.read(bytes)))
-            .map_err(|_| Error::read(&path, "the reader crashed on this file (a strata bug; please report it with the file)"))?
+            .map_err(|_| {
+                Error::read(
+                    &path,
+                    "the reader crashed on this file (a strata bug; please report it with the file)",
+                )
+            })?
             .map_err(|e| Error::read(&path, e.to_string()))?;
         let text_len = parsed.text.len();
         let mut pages = Vec::with_capacity(parsed.page_breaks.len() + 1);
@@ -100,11 +112,7 @@ impl Pipeline {
             });
             at = b;
         }
-        let title = parsed
-            .title
-            .clone()
-            .filter(|t| !t.trim().is_empty())
-            .unwrap_or_else(|| file_stem(&path));
+        let title = parsed.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| file_stem(&path));
         let tree = build_tree(&title, text_len, &parsed.headings, &pages);
         Ok(Document {
             id: DocId::from_source(&path),
@@ -125,15 +133,21 @@ impl Pipeline {
         let mut chunks = tracing::info_span!("chunk").in_scope(|| self.chunker.chunk(&document));
         let Enrichment { definitions, references } =
             tracing::info_span!("enrich").in_scope(|| enrich(&document, &mut chunks));
-        tracing::debug!(chunks = chunks.len(), definitions = definitions.len(), references = references.len(), "processed");
+        tracing::debug!(
+            chunks = chunks.len(),
+            definitions = definitions.len(),
+            references = references.len(),
+            "processed"
+        );
         Ingested { document, chunks, definitions, references }
     }
 
     /// Reads and processes one file. Any failure, a panic included, is a per-file error.
     pub fn ingest_file(&self, path: &Path) -> Result<Ingested> {
         let document = self.read_file(path)?;
-        catch_unwind(AssertUnwindSafe(|| self.process(document)))
-            .map_err(|_| Error::read(path, "chunking or enrichment crashed on this file (a strata bug; please report it)"))
+        catch_unwind(AssertUnwindSafe(|| self.process(document))).map_err(|_| {
+            Error::read(path, "chunking or enrichment crashed on this file (a strata bug; please report it)")
+        })
     }
 }
 

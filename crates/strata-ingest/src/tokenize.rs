@@ -63,9 +63,7 @@ impl HfTokenizer {
         // A model's tokenizer.json may switch both on (all-MiniLM-L6-v2 pads and truncates to
         // 128); counting must see every token.
         inner.with_padding(None);
-        inner
-            .with_truncation(None)
-            .map_err(|e| Error::Internal(format!("disabling truncation: {e}")))?;
+        inner.with_truncation(None).map_err(|e| Error::Internal(format!("disabling truncation: {e}")))?;
         let name = file
             .parent()
             .and_then(|p| p.file_name())
@@ -84,7 +82,8 @@ impl Tokenizer for HfTokenizer {
     fn token_starts(&self, text: &str) -> Vec<usize> {
         match self.inner.encode(text, false) {
             Ok(encoding) => {
-                let mut starts: Vec<usize> = encoding.get_offsets().iter().map(|o| o.0.min(text.len().saturating_sub(1))).collect();
+                let mut starts: Vec<usize> =
+                    encoding.get_offsets().iter().map(|o| o.0.min(text.len().saturating_sub(1))).collect();
                 // Offsets of normalized tokens are non-decreasing in practice; make it a guarantee.
                 for i in 1..starts.len() {
                     if starts[i] < starts[i - 1] {
@@ -140,9 +139,9 @@ mod tests {
 
     /// The test model folder: `STRATA_MODEL_DIR`, else what `scripts/fetch-model.sh` fetches.
     fn model_dir() -> Option<PathBuf> {
-        let dir = std::env::var_os("STRATA_MODEL_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cache/models/all-MiniLM-L6-v2"));
+        let dir = std::env::var_os("STRATA_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cache/models/all-MiniLM-L6-v2")
+        });
         if dir.join("tokenizer.json").exists() {
             Some(dir)
         } else {

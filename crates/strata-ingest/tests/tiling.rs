@@ -73,13 +73,22 @@ fn check(ing: &Ingested, max_tokens: usize) -> Result<(), String> {
         }
         let joined: String = pieces.iter().map(|c| c.span.slice(text)).collect();
         if joined != own {
-            return Err(format!("section {} ({:?}) does not tile: {} pieces", node.id, node.title, pieces.len()));
+            return Err(format!(
+                "section {} ({:?}) does not tile: {} pieces",
+                node.id,
+                node.title,
+                pieces.len()
+            ));
         }
         for w in pieces.windows(2) {
             let cut = w[0].span.end;
             let (before, after) = (text[..cut].chars().next_back(), text[cut..].chars().next());
-            let mid_word = before.is_some_and(|c| c.is_alphanumeric()) && after.is_some_and(|c| c.is_alphanumeric());
-            if mid_word && w[0].tokens as usize >= 2 && text[w[0].span.start..cut].contains(char::is_whitespace) {
+            let mid_word =
+                before.is_some_and(|c| c.is_alphanumeric()) && after.is_some_and(|c| c.is_alphanumeric());
+            if mid_word
+                && w[0].tokens as usize >= 2
+                && text[w[0].span.start..cut].contains(char::is_whitespace)
+            {
                 return Err(format!("section {} cut inside a word at {cut}", node.id));
             }
         }
@@ -170,12 +179,14 @@ fn corpus_documents_tile() {
     let p = pipeline(512, 64);
     let tok = Cl100k::new().unwrap();
     for folder in ["markdown", "html", "txt"] {
-        let mut files: Vec<_> = std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
+        let mut files: Vec<_> =
+            std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
         files.sort();
         for path in files {
             let ing = p.ingest_file(&path).unwrap();
             check(&ing, 512).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let worst = ing.chunks.iter().map(|c| tok.count(c.span.slice(&ing.document.text))).max().unwrap_or(0);
+            let worst =
+                ing.chunks.iter().map(|c| tok.count(c.span.slice(&ing.document.text))).max().unwrap_or(0);
             eprintln!("{}: {} chunks, re-tokenized max {worst}", path.display(), ing.chunks.len());
             assert!(worst <= 512 + 4, "{}: {worst}", path.display());
         }

@@ -104,12 +104,17 @@ mod tests {
     use super::*;
 
     fn list(leg: Leg, weight: f64, ids: &[&str]) -> RankedList {
-        RankedList { leg, weight, hits: ids.iter().map(|c| LegHit { chunk: c.to_string(), score: 1.0 }).collect() }
+        RankedList {
+            leg,
+            weight,
+            hits: ids.iter().map(|c| LegHit { chunk: c.to_string(), score: 1.0 }).collect(),
+        }
     }
 
     #[test]
     fn rrf_sums_weighted_reciprocal_ranks() {
-        let fused = Rrf::default().fuse(&[list(Leg::Keyword, 1.0, &["a", "b"]), list(Leg::Exact, 1.0, &["b", "c"])]);
+        let fused =
+            Rrf::default().fuse(&[list(Leg::Keyword, 1.0, &["a", "b"]), list(Leg::Exact, 1.0, &["b", "c"])]);
         assert_eq!(fused[0].chunk, "b");
         let b = 1.0 / 62.0 + 1.0 / 61.0;
         assert!((fused[0].score - b).abs() < 1e-12);

@@ -16,9 +16,7 @@ pub fn resolve_doc(store: &dyn StoreRead, doc: &str) -> Result<DocId> {
     let matches: Vec<_> = docs.iter().filter(|d| d.path.contains(doc)).collect();
     match matches.as_slice() {
         [one] => Ok(one.id.clone()),
-        [] => Err(Error::user(format!(
-            "no document matches {doc:?}; `strata docs` lists ids and paths"
-        ))),
+        [] => Err(Error::user(format!("no document matches {doc:?}; `strata docs` lists ids and paths"))),
         many => Err(Error::user(format!(
             "{doc:?} matches {} documents ({}); give more of the path or the id",
             many.len(),
@@ -31,7 +29,8 @@ pub fn resolve_doc(store: &dyn StoreRead, doc: &str) -> Result<DocId> {
 pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocument, NodeId)> {
     let (doc, node) = target.split_once('#').unwrap_or((target, "0"));
     let id = resolve_doc(store, doc)?;
-    let stored = store.document(&id)?.ok_or_else(|| Error::user(format!("document {id} is not in the index")))?;
+    let stored =
+        store.document(&id)?.ok_or_else(|| Error::user(format!("document {id} is not in the index")))?;
     let tree = &stored.document.tree;
     let found = if node.chars().all(|c| c.is_ascii_digit()) && node.len() == 4 {
         NodeId::parse(node).filter(|n| tree.get(*n).is_some())

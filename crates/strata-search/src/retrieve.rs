@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use strata_core::number;
-use strata_index::{Filter, LegHit, StoreRead, StoredChunk};
 use strata_core::Result;
+use strata_index::{Filter, LegHit, StoreRead, StoredChunk};
 
 use crate::plan::Plan;
 

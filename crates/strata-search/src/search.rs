@@ -126,10 +126,16 @@ impl<'s> Searcher<'s> {
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         if req.query.trim().is_empty() {
-            return Err(Error::user("the query is empty; give some words, a quoted phrase or a section number"));
+            return Err(Error::user(
+                "the query is empty; give some words, a quoted phrase or a section number",
+            ));
         }
         if !(1..=strata_core::config::MAX_K).contains(&req.k) {
-            return Err(Error::user(format!("k must be between 1 and {}, got {}", strata_core::config::MAX_K, req.k)));
+            return Err(Error::user(format!(
+                "k must be between 1 and {}, got {}",
+                strata_core::config::MAX_K,
+                req.k
+            )));
         }
         let plan = Plan::read(&req.query, &self.defined_terms);
         tracing::debug!(?plan, "plan");

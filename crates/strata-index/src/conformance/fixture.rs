@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 
 use strata_core::{
-    normalize_term, Block, BlockKind, Chunk, ChunkKind, Definition, DocId, Document, DocumentRecord, Format, Node,
-    NodeId, Page, PageRange, Reference, SectionNumber, Source, Span, Tree,
+    normalize_term, Block, BlockKind, Chunk, ChunkKind, Definition, DocId, Document, DocumentRecord, Format,
+    Node, NodeId, Page, PageRange, Reference, SectionNumber, Source, Span, Tree,
 };
 
 use crate::{DocSummary, StoredChunk};
@@ -188,8 +188,19 @@ impl RecordBuilder {
 
     /// Closes every span and cuts the chunks.
     pub fn build(self) -> DocumentRecord {
-        let RecordBuilder { id, title, path, text, mut nodes, blocks, paras, definitions, refs, metadata, warnings } =
-            self;
+        let RecordBuilder {
+            id,
+            title,
+            path,
+            text,
+            mut nodes,
+            blocks,
+            paras,
+            definitions,
+            refs,
+            metadata,
+            warnings,
+        } = self;
         let end = text.len();
         // Own spans run to the next node's heading; subtrees to the next node that is not a
         // descendant (the next one at the same or a shallower level).
@@ -415,7 +426,10 @@ mod tests {
             assert_eq!(joined, doc.text);
             for (i, c) in record.chunks.iter().enumerate() {
                 assert_eq!(c.ordinal as usize, i);
-                assert!(nodes[c.node.index()].own.start <= c.span.start && c.span.end <= nodes[c.node.index()].own.end);
+                assert!(
+                    nodes[c.node.index()].own.start <= c.span.start
+                        && c.span.end <= nodes[c.node.index()].own.end
+                );
             }
             for r in &record.references {
                 assert!(r.resolved.is_some(), "{} resolves", r.raw);
@@ -428,6 +442,9 @@ mod tests {
         assert_eq!(w.references[0].resolved, Some(NodeId(3)));
         assert_eq!(w.chunks[RECITALS + 1].references, vec![0]);
         assert_eq!(w.document.tree.get(NodeId(2)).unwrap().parent, Some(NodeId(1)));
-        assert_eq!(w.document.tree.get(NodeId(1)).unwrap().subtree.end, w.document.tree.get(NodeId(3)).unwrap().heading.start);
+        assert_eq!(
+            w.document.tree.get(NodeId(1)).unwrap().subtree.end,
+            w.document.tree.get(NodeId(3)).unwrap().heading.start
+        );
     }
 }

@@ -55,7 +55,15 @@ fn usc_title35_definitions_and_references() {
     let invention = defs.iter().find(|d| d.normalized == "invention").expect("invention is defined");
     assert_eq!(invention.text, "The term \"invention\" means invention or discovery.");
     assert_eq!(invention.span.slice(&doc.text), invention.text);
-    for t in ["process", "united states", "this country", "patentee", "inventor", "joint inventor", "effective filing date"] {
+    for t in [
+        "process",
+        "united states",
+        "this country",
+        "patentee",
+        "inventor",
+        "joint inventor",
+        "effective filing date",
+    ] {
         assert!(terms.contains(t), "{t} missing");
     }
 
@@ -71,7 +79,12 @@ fn usc_title35_definitions_and_references() {
     );
     let internal: Vec<&Reference> = refs.iter().filter(|r| r.external.is_none()).collect();
     let si = ref_stats(&internal);
-    eprintln!("  internal only: {} resolved of {} ({:.1}%)", si.resolved, si.total, pct(si.resolved, si.total));
+    eprintln!(
+        "  internal only: {} resolved of {} ({:.1}%)",
+        si.resolved,
+        si.total,
+        pct(si.resolved, si.total)
+    );
     for r in refs.iter().filter(|r| r.external.is_some()).step_by(97).take(6) {
         eprintln!("  external: {:?} -> {:?} {:?}", r.raw, r.target, r.external);
     }
@@ -95,7 +108,12 @@ fn usc_title09_definitions() {
     let refs = references::find_references(&doc);
     let all: Vec<&Reference> = refs.iter().collect();
     let s = ref_stats(&all);
-    eprintln!("usc-title09: {} references, resolved {:.1}%, external {:.1}%", s.total, pct(s.resolved, s.total), pct(s.external, s.total));
+    eprintln!(
+        "usc-title09: {} references, resolved {:.1}%, external {:.1}%",
+        s.total,
+        pct(s.resolved, s.total),
+        pct(s.external, s.total)
+    );
 }
 
 #[test]
@@ -137,7 +155,12 @@ fn openapi_markdown_is_sensible() {
     let refs = references::find_references(&doc);
     let all: Vec<&Reference> = refs.iter().collect();
     let s = ref_stats(&all);
-    eprintln!("openapi-3.2.0.md: {} references, resolved {:.1}%, external {:.1}%", s.total, pct(s.resolved, s.total), pct(s.external, s.total));
+    eprintln!(
+        "openapi-3.2.0.md: {} references, resolved {:.1}%, external {:.1}%",
+        s.total,
+        pct(s.resolved, s.total),
+        pct(s.external, s.total)
+    );
     for r in refs.iter().step_by(40).take(6) {
         eprintln!("  ref: {:?} -> {:?} {:?} {:?}", r.raw, r.target, r.external, r.resolved);
     }
@@ -204,7 +227,13 @@ fn plain_text_rfcs_are_sensible() {
             .filter(|r| r.external.is_none() && r.raw.to_ascii_lowercase().starts_with("section"))
             .collect();
         let s = ref_stats(&internal);
-        eprintln!("{rel}: {} references; internal `Section N.N`: {} of {} resolve ({:.1}%)", refs.len(), s.resolved, s.total, pct(s.resolved, s.total));
+        eprintln!(
+            "{rel}: {} references; internal `Section N.N`: {} of {} resolve ({:.1}%)",
+            refs.len(),
+            s.resolved,
+            s.total,
+            pct(s.resolved, s.total)
+        );
         for r in internal.iter().filter(|r| r.resolved.is_none()).take(5) {
             eprintln!("  unresolved: {:?} -> {:?} in [{}]", r.raw, r.target, r.from);
         }

@@ -68,9 +68,8 @@ static BARE_FILLER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"^\s*,?\s*(?:as\s+[^,"“”]{1,60},\s*)?$"#).unwrap());
 
 /// A verb or an infinitive `to` in the text between a term and its defining verb.
-static FILLER_VERB: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?-u:\b)(?:is|are|was|were|be|been|being|to)(?-u:\b)").unwrap()
-});
+static FILLER_VERB: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(?-u:\b)(?:is|are|was|were|be|been|being|to)(?-u:\b)").unwrap());
 
 /// An emphasized term right before a verb: `**X**`, `__X__`, `*X*`, `_X_`, not inside a word.
 static EMPHASIZED_BEFORE_VERB: LazyLock<Regex> = LazyLock::new(|| {
@@ -81,8 +80,7 @@ static EMPHASIZED_BEFORE_VERB: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// One quoted term inside a matched list.
-static QUOTED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"["“](?P<t>[^"“”\n]{1,100})["”]"#).unwrap());
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"["“](?P<t>[^"“”\n]{1,100})["”]"#).unwrap());
 
 /// `The term user agent refers to …` inside a definitions section.
 static UNQUOTED_LEAD: LazyLock<Regex> = LazyLock::new(|| {
@@ -111,29 +109,61 @@ static GLOSSARY_LINE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words that open a sentence but never name a term (`This means …`).
 const NOT_TERMS: &[&str] = &[
-    "this", "that", "these", "those", "it", "its", "such", "which", "each", "any", "there",
-    "here", "what", "who", "he", "she", "they", "we", "you", "which", "and", "or", "but", "if",
-    "in", "for", "as", "so", "all", "no", "not", "also",
+    "this", "that", "these", "those", "it", "its", "such", "which", "each", "any", "there", "here", "what",
+    "who", "he", "she", "they", "we", "you", "which", "and", "or", "but", "if", "in", "for", "as", "so",
+    "all", "no", "not", "also",
 ];
 
 /// Labels that look like glossary lines but are not terms (`Note: …`).
 const NOT_GLOSSARY: &[&str] = &[
-    "note", "notes", "example", "examples", "warning", "caution", "important", "tip", "see",
-    "see also", "source", "sources", "figure", "table", "step", "question", "answer", "todo",
-    "status", "abstract", "editor's note", "editors note", "author", "authors", "date",
-    "version", "copyright", "reference", "references", "effective date", "amendments",
-    "prior provisions", "codification", "url", "email", "phone", "comment", "comments",
+    "note",
+    "notes",
+    "example",
+    "examples",
+    "warning",
+    "caution",
+    "important",
+    "tip",
+    "see",
+    "see also",
+    "source",
+    "sources",
+    "figure",
+    "table",
+    "step",
+    "question",
+    "answer",
+    "todo",
+    "status",
+    "abstract",
+    "editor's note",
+    "editors note",
+    "author",
+    "authors",
+    "date",
+    "version",
+    "copyright",
+    "reference",
+    "references",
+    "effective date",
+    "amendments",
+    "prior provisions",
+    "codification",
+    "url",
+    "email",
+    "phone",
+    "comment",
+    "comments",
 ];
 
 /// Tokens followed by a period that do not end a sentence.
 const ABBREVIATIONS: &[&str] = &[
-    "sec", "secs", "subsec", "subsecs", "par", "pars", "subpar", "subpars", "cl", "cls", "no",
-    "nos", "stat", "pub", "ch", "chs", "art", "arts", "vol", "vols", "pp", "p", "fig", "figs",
-    "ed", "eds", "al", "cf", "vs", "v", "mr", "mrs", "ms", "dr", "st", "inc", "co", "corp",
-    "ltd", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    "approx", "dept", "gov", "rev", "div", "subch", "pt", "pts", "app", "supp", "fed", "reg",
-    "regs", "cong", "sess", "res", "doc", "rept", "etc", "viz", "ibid", "id", "seq", "prop",
-    "cir", "ct", "jr", "sr", "u.s", "u.s.c", "e.g", "i.e",
+    "sec", "secs", "subsec", "subsecs", "par", "pars", "subpar", "subpars", "cl", "cls", "no", "nos", "stat",
+    "pub", "ch", "chs", "art", "arts", "vol", "vols", "pp", "p", "fig", "figs", "ed", "eds", "al", "cf",
+    "vs", "v", "mr", "mrs", "ms", "dr", "st", "inc", "co", "corp", "ltd", "jan", "feb", "mar", "apr", "jun",
+    "jul", "aug", "sep", "sept", "oct", "nov", "dec", "approx", "dept", "gov", "rev", "div", "subch", "pt",
+    "pts", "app", "supp", "fed", "reg", "regs", "cong", "sess", "res", "doc", "rept", "etc", "viz", "ibid",
+    "id", "seq", "prop", "cir", "ct", "jr", "sr", "u.s", "u.s.c", "e.g", "i.e",
 ];
 
 /// For each node (by index), true when it is a definitions section: its title or its
@@ -163,13 +193,64 @@ pub fn is_definitions_title(title: &str) -> bool {
 
 /// Nouns that make `<noun> Definitions` a specification section.
 const TECHNICAL_NOUNS: &[&str] = &[
-    "method", "methods", "type", "types", "function", "functions", "class", "classes", "object",
-    "objects", "field", "fields", "header", "headers", "message", "messages", "frame", "frames",
-    "schema", "schemas", "status", "code", "codes", "data", "error", "errors", "parameter",
-    "parameters", "macro", "macros", "record", "records", "element", "elements", "attribute",
-    "attributes", "struct", "structure", "structures", "interface", "interfaces", "event",
-    "events", "constant", "constants", "variable", "variables", "resource", "resources",
-    "format", "formats", "model", "models", "api", "policy", "policies", "option", "options",
+    "method",
+    "methods",
+    "type",
+    "types",
+    "function",
+    "functions",
+    "class",
+    "classes",
+    "object",
+    "objects",
+    "field",
+    "fields",
+    "header",
+    "headers",
+    "message",
+    "messages",
+    "frame",
+    "frames",
+    "schema",
+    "schemas",
+    "status",
+    "code",
+    "codes",
+    "data",
+    "error",
+    "errors",
+    "parameter",
+    "parameters",
+    "macro",
+    "macros",
+    "record",
+    "records",
+    "element",
+    "elements",
+    "attribute",
+    "attributes",
+    "struct",
+    "structure",
+    "structures",
+    "interface",
+    "interfaces",
+    "event",
+    "events",
+    "constant",
+    "constants",
+    "variable",
+    "variables",
+    "resource",
+    "resources",
+    "format",
+    "formats",
+    "model",
+    "models",
+    "api",
+    "policy",
+    "policies",
+    "option",
+    "options",
 ];
 
 /// Finds the terms a document defines, in document order. A term defined twice is listed
@@ -333,14 +414,19 @@ impl Finder<'_> {
             let whole = c.get(0).unwrap();
             let line_start = region.start + whole.start();
             let marked = whole.as_str().trim_start().starts_with(['-', '*', '•', '+', '_', '`']);
-            if t.starts_with(|c: char| c.is_lowercase()) && !marked && !starts_paragraph(text, line_start, region.start) {
+            if t.starts_with(|c: char| c.is_lowercase())
+                && !marked
+                && !starts_paragraph(text, line_start, region.start)
+            {
                 continue;
             }
-            if !is_glossary_term(t) || def.as_str().trim().chars().filter(|c| c.is_alphanumeric()).count() < 2 {
+            if !is_glossary_term(t) || def.as_str().trim().chars().filter(|c| c.is_alphanumeric()).count() < 2
+            {
                 continue;
             }
             // The entry starts with its line (list marker and emphasis included).
-            let start = region.start + whole.start() + (whole.as_str().len() - whole.as_str().trim_start().len());
+            let start =
+                region.start + whole.start() + (whole.as_str().len() - whole.as_str().trim_start().len());
             // The entry runs to the end of its line, and on over indented continuation lines.
             let mut end = region.start + def.end();
             let cap = floor_boundary(text, (start + MAX_TEXT).min(region.end));
@@ -505,7 +591,8 @@ fn ends_sentence(text: &str, i: usize) -> bool {
     // An initial (`L.` in `Pub. L. 112–29`) before a number or another initial.
     if token.len() == 1 && token.as_bytes()[0].is_ascii_uppercase() {
         let rest = text[j..].trim_start();
-        let initial = rest.len() >= 2 && rest.as_bytes()[0].is_ascii_uppercase() && rest.as_bytes()[1] == b'.';
+        let initial =
+            rest.len() >= 2 && rest.as_bytes()[0].is_ascii_uppercase() && rest.as_bytes()[1] == b'.';
         if next.is_some_and(|c| c.is_ascii_digit()) || initial {
             return false;
         }

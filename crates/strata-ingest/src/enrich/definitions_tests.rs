@@ -102,7 +102,10 @@ fn unquoted_means_only_in_a_definitions_section() {
 
 #[test]
 fn unquoted_plural_lead_in() {
-    let d = doc("3. Terminology\nThe terms sender and recipient refer to any implementation.\n", &[(1, "3. Terminology")]);
+    let d = doc(
+        "3. Terminology\nThe terms sender and recipient refer to any implementation.\n",
+        &[(1, "3. Terminology")],
+    );
     assert_eq!(terms(&find_definitions(&d)), ["sender", "recipient"]);
 }
 
@@ -140,7 +143,10 @@ fn glossary_skips_code_and_sentences() {
 
 #[test]
 fn quotes_paired_across_strings_are_not_terms() {
-    let d = doc("inserted \"(a)\", struck out the colon after \"shall include\", and \"x\", then \"y\" means z.", &[]);
+    let d = doc(
+        "inserted \"(a)\", struck out the colon after \"shall include\", and \"x\", then \"y\" means z.",
+        &[],
+    );
     assert_eq!(terms(&find_definitions(&d)), ["y"]);
 }
 

@@ -13,9 +13,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use strata_core::{BlockKind, Chunk, ChunkKind, Document, Span};
 
-static REQUIREMENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)(?:(?i:shall|must|required)|SHOULD|RECOMMENDED)(?-u:\b)").unwrap()
-});
+static REQUIREMENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?-u:\b)(?:(?i:shall|must|required)|SHOULD|RECOMMENDED)(?-u:\b)").unwrap());
 
 /// The kind of a chunk. `has_definition` says whether a definition starts inside its span.
 pub fn classify(doc: &Document, chunk: &Chunk, has_definition: bool) -> ChunkKind {
@@ -89,7 +88,12 @@ mod tests {
         ] {
             assert_eq!(kind_of(text, &[], false), ChunkKind::Requirement, "{text}");
         }
-        for text in ["A client MAY retry.", "You should see a prompt.", "Mustard and marshalling.", "Requirements are listed."] {
+        for text in [
+            "A client MAY retry.",
+            "You should see a prompt.",
+            "Mustard and marshalling.",
+            "Requirements are listed.",
+        ] {
             assert_eq!(kind_of(text, &[], false), ChunkKind::Content, "{text}");
         }
     }
@@ -110,7 +114,8 @@ mod tests {
         let text = "A long introduction paragraph.\n- a\n";
         assert_eq!(kind_of(text, &[(BlockKind::ListItem, 31, text.len())], false), ChunkKind::Content);
         let text = "- one\n- two\n- three\n";
-        let items = [(BlockKind::ListItem, 0, 6), (BlockKind::ListItem, 6, 12), (BlockKind::ListItem, 12, 20)];
+        let items =
+            [(BlockKind::ListItem, 0, 6), (BlockKind::ListItem, 6, 12), (BlockKind::ListItem, 12, 20)];
         assert_eq!(kind_of(text, &items, false), ChunkKind::List);
     }
 

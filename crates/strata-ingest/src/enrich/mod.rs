@@ -85,20 +85,15 @@ fn term_uses(
     n_chunks: usize,
 ) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = vec![Vec::new(); n_chunks];
-    let mut terms: Vec<&str> = definitions
-        .iter()
-        .map(|d| d.normalized.as_str())
-        .filter(|t| t.chars().count() >= 2)
-        .collect();
+    let mut terms: Vec<&str> =
+        definitions.iter().map(|d| d.normalized.as_str()).filter(|t| t.chars().count() >= 2).collect();
     terms.sort_unstable();
     terms.dedup();
     if terms.is_empty() || n_chunks == 0 {
         return out;
     }
-    let Ok(ac) = AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::Standard)
-        .build(&terms)
+    let Ok(ac) =
+        AhoCorasick::builder().ascii_case_insensitive(true).match_kind(MatchKind::Standard).build(&terms)
     else {
         return out;
     };
@@ -189,9 +184,13 @@ mod tests {
         assert_eq!(chunks[1].defines, ["joint inventor"]);
         assert_eq!(chunks[2].kind, ChunkKind::Requirement);
         assert_eq!(chunks[2].uses, ["invention", "joint inventor"]);
-        let targets: Vec<_> = chunks[2].references.iter().map(|&i| e.references[i as usize].target.as_str()).collect();
+        let targets: Vec<_> =
+            chunks[2].references.iter().map(|&i| e.references[i as usize].target.as_str()).collect();
         assert_eq!(targets, ["101", "100(a)"]);
-        assert!(chunks[0].references.iter().all(|&i| e.references[i as usize].span.start < TEXT.find("(b)").unwrap()));
+        assert!(chunks[0]
+            .references
+            .iter()
+            .all(|&i| e.references[i as usize].span.start < TEXT.find("(b)").unwrap()));
     }
 
     #[test]

@@ -175,7 +175,12 @@ pub fn find_references(doc: &Document) -> Vec<Reference> {
 }
 
 /// Reads the reference whose head is `head`, pushes what it finds and returns where it ends.
-fn read_reference(doc: &Document, index: &NumberIndex, head: regex::Match, out: &mut Vec<Reference>) -> usize {
+fn read_reference(
+    doc: &Document,
+    index: &NumberIndex,
+    head: regex::Match,
+    out: &mut Vec<Reference>,
+) -> usize {
     let text = doc.text.as_str();
     let word = head.as_str();
     let (kind, unit) = head_kind(word);
@@ -207,9 +212,11 @@ fn read_reference(doc: &Document, index: &NumberIndex, head: regex::Match, out: 
             external = Some(squash(m.as_str()));
         }
     }
-    let via = VIA
-        .find(via_scope)
-        .map(|v| squash(&v.as_str().trim_end_matches(|c: char| c.is_whitespace() || c == '(' || c == '[').to_lowercase()));
+    let via = VIA.find(via_scope).map(|v| {
+        squash(
+            &v.as_str().trim_end_matches(|c: char| c.is_whitespace() || c == '(' || c == '[').to_lowercase(),
+        )
+    });
 
     // Relative designations: `paragraph (2) of subsection (b) of section 102`.
     let mut prefix: Option<String> = None;
@@ -296,8 +303,15 @@ fn read_reference(doc: &Document, index: &NumberIndex, head: regex::Match, out: 
 }
 
 /// Turns a target into a [`Reference`], resolving it when it is internal.
-fn resolve(doc: &Document, index: &NumberIndex, t: Target, via: Option<String>, external: Option<String>) -> Reference {
-    let (resolved, exact) = if external.is_some() { (None, false) } else { index.lookup(&t.key, t.span.start) };
+fn resolve(
+    doc: &Document,
+    index: &NumberIndex,
+    t: Target,
+    via: Option<String>,
+    external: Option<String>,
+) -> Reference {
+    let (resolved, exact) =
+        if external.is_some() { (None, false) } else { index.lookup(&t.key, t.span.start) };
     Reference {
         raw: t.span.slice(&doc.text).to_string(),
         span: t.span,
@@ -335,7 +349,9 @@ fn read_list(text: &str, at: usize, grammar: &Regex, plural: bool, relative: boo
         let sep = if plural || relative {
             LIST_SEP.captures(rest)
         } else {
-            AND_OR.captures(rest).or_else(|| LIST_SEP.captures(rest).filter(|c| c.name("range").is_some() || c.name("dash").is_some()))
+            AND_OR.captures(rest).or_else(|| {
+                LIST_SEP.captures(rest).filter(|c| c.name("range").is_some() || c.name("dash").is_some())
+            })
         };
         let Some(sep) = sep else { break };
         let sep_end = pos + sep.get(0).unwrap().end();
@@ -346,7 +362,7 @@ fn read_list(text: &str, at: usize, grammar: &Regex, plural: bool, relative: boo
             // After a singular head only an unambiguous range (`Section 5.1.1 – 5.1.4`).
             let dash = sep.name("dash").map_or("", |m| m.as_str());
             let word = sep.name("range").map_or("", |m| m.as_str());
-            if !plural && !(matches!(dash, "–" | "—") || matches!(word, "through" | "thru")) {
+            if !plural && !matches!(dash, "–" | "—") && !matches!(word, "through" | "thru") {
                 break;
             }
             let lo = items.pop().unwrap();
@@ -377,7 +393,11 @@ fn item(text: &str, start: usize, end: usize, plural: bool) -> Item {
     let s = &text[start..end];
     if plural {
         if let Some((lo, hi)) = s.split_once('-') {
-            if !lo.is_empty() && !hi.is_empty() && lo.bytes().all(|b| b.is_ascii_digit()) && hi.bytes().all(|b| b.is_ascii_digit()) {
+            if !lo.is_empty()
+                && !hi.is_empty()
+                && lo.bytes().all(|b| b.is_ascii_digit())
+                && hi.bytes().all(|b| b.is_ascii_digit())
+            {
                 return Item {
                     number: lo.to_string(),
                     span: Span::new(start, end),
@@ -492,7 +512,10 @@ fn head_kind(word: &str) -> (Head, Option<String>) {
     let w = word.trim_end_matches('.').to_ascii_lowercase();
     if w.starts_with("sec") {
         (Head::Section, None)
-    } else if w.starts_with("sub") && !w.starts_with("subch") && !w.starts_with("subpart") && !w.starts_with("subtitle")
+    } else if w.starts_with("sub")
+        && !w.starts_with("subch")
+        && !w.starts_with("subpart")
+        && !w.starts_with("subtitle")
         || w.starts_with("par") && !w.starts_with("part")
         || w.starts_with("clause")
     {

@@ -22,7 +22,8 @@ fn targets(r: &[Reference]) -> Vec<&str> {
     r.iter().map(|r| r.target.as_str()).collect()
 }
 
-const STATUTE: &str = "§101. Inventions\nText.\n§102. Novelty\n(a) In general.\n(b) Exceptions.\n§103. Obviousness\nbody\n";
+const STATUTE: &str =
+    "§101. Inventions\nText.\n§102. Novelty\n(a) In general.\n(b) Exceptions.\n§103. Obviousness\nbody\n";
 const STATUTE_H: &[(u32, &str)] = &[(1, "§101. Inventions"), (1, "§102. Novelty"), (1, "§103. Obviousness")];
 
 #[test]
@@ -41,7 +42,10 @@ fn section_with_subsections_falls_back_to_the_parent() {
 
 #[test]
 fn section_lists_and_ranges() {
-    let (_, r) = refs("sections 101 through 105; sections 3, 4, and 5; sections 7 to 8; §§ 1–3; sections 4.1 through 4.9", &[]);
+    let (_, r) = refs(
+        "sections 101 through 105; sections 3, 4, and 5; sections 7 to 8; §§ 1–3; sections 4.1 through 4.9",
+        &[],
+    );
     assert_eq!(
         targets(&r),
         ["101", "102", "103", "104", "105", "3", "4", "5", "7", "8", "1", "2", "3", "4.1", "4.9"]
@@ -67,7 +71,8 @@ fn singular_section_takes_or() {
 
 #[test]
 fn section_sign_and_dotted_numbers() {
-    let text = "1. Intro\nx\n4. Body\n4.2. Detail\ny\nAs described in § 4.2 and Section 4.2.7, not section 9.";
+    let text =
+        "1. Intro\nx\n4. Body\n4.2. Detail\ny\nAs described in § 4.2 and Section 4.2.7, not section 9.";
     let (_, r) = refs(text, &[(1, "1. Intro"), (1, "4. Body"), (2, "4.2. Detail")]);
     assert_eq!(targets(&r), ["4.2", "4.2.7", "9"]);
     assert_eq!(r[0].resolved, Some(NodeId(3)));
@@ -79,8 +84,10 @@ fn section_sign_and_dotted_numbers() {
 
 #[test]
 fn relative_subsection_resolves_in_the_enclosing_section() {
-    let text = format!("{STATUTE}");
-    let text = text.replace("(b) Exceptions.", "(b) Exceptions under subsection (a)(1) and paragraph (2) of subsection (b).");
+    let text = STATUTE.replace(
+        "(b) Exceptions.",
+        "(b) Exceptions under subsection (a)(1) and paragraph (2) of subsection (b).",
+    );
     let (_, r) = refs(&text, STATUTE_H);
     assert_eq!(targets(&r), ["102(a)(1)", "102(b)(2)"]);
     let sub = &r[0];
@@ -126,10 +133,8 @@ fn rfc_style_external() {
 fn us_code_external_and_internal() {
     let text = "TITLE 35—PATENTS\n§102. Novelty\nx\nsection 1498 of title 28; section 102 of this title; section 102 of title 35; 28 U.S.C. 1338; 35 U.S.C. 102(a); section 501 of the Internal Revenue Code of 1986; section 3 of the Leahy-Smith America Invents Act; Pub. L. 112–29, §3(n)(1); section 5 of Pub. L. 96-517; act July 19, 1952, ch. 950, §1.";
     let (_, r) = refs(text, &[(1, "TITLE 35—PATENTS"), (2, "§102. Novelty")]);
-    let got: Vec<_> = r
-        .iter()
-        .map(|r| (r.target.as_str(), r.external.as_deref(), r.resolved.map(|n| n.0)))
-        .collect();
+    let got: Vec<_> =
+        r.iter().map(|r| (r.target.as_str(), r.external.as_deref(), r.resolved.map(|n| n.0))).collect();
     assert_eq!(
         got,
         [
@@ -161,7 +166,8 @@ fn markdown_links_and_drafts_are_external() {
 
 #[test]
 fn singular_head_with_an_en_dash_range() {
-    let (_, r) = refs("[[RFC3986]] [Section 5.1.1 – 5.1.4](u) and Section 4 – 6 here; section 3-4 stays", &[]);
+    let (_, r) =
+        refs("[[RFC3986]] [Section 5.1.1 – 5.1.4](u) and Section 4 – 6 here; section 3-4 stays", &[]);
     assert_eq!(targets(&r), ["5.1.1", "5.1.4", "4", "5", "6", "3-4"]);
 }
 
@@ -170,7 +176,15 @@ fn other_us_code_titles_are_external() {
     let text = "TITLE 35—PATENTS\n§1. Office\ntitle 5, United States Code; title 35; chapter 17 of title 28; section 3 [as amended] of title 5";
     let (_, r) = refs(text, &[(1, "TITLE 35—PATENTS"), (2, "§1. Office")]);
     let got: Vec<_> = r.iter().map(|r| (r.target.as_str(), r.external.as_deref())).collect();
-    assert_eq!(got, [("title 5", Some("title 5")), ("title 35", None), ("chapter 17", Some("title 28")), ("3", Some("title 5"))]);
+    assert_eq!(
+        got,
+        [
+            ("title 5", Some("title 5")),
+            ("title 35", None),
+            ("chapter 17", Some("title 28")),
+            ("3", Some("title 5"))
+        ]
+    );
 }
 
 #[test]

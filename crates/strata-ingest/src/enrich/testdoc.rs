@@ -6,7 +6,9 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use strata_core::{Block, BlockKind, Chunk, ChunkKind, DocId, Document, Format, Page, PageRange, Source, Span};
+use strata_core::{
+    Block, BlockKind, Chunk, ChunkKind, DocId, Document, Format, Page, PageRange, Source, Span,
+};
 
 use crate::read::{HeadingMark, Parsed, Reader};
 use crate::tree::build_tree;
@@ -18,7 +20,12 @@ pub(crate) fn doc(text: &str, headings: &[(u32, &str)]) -> Document {
     let mut from = 0;
     for &(level, line) in headings {
         let at = from + text[from..].find(line).unwrap_or_else(|| panic!("heading {line:?} not in text"));
-        marks.push(HeadingMark { level, title: line.trim().to_string(), span: Span::new(at, at + line.len()), number: None });
+        marks.push(HeadingMark {
+            level,
+            title: line.trim().to_string(),
+            span: Span::new(at, at + line.len()),
+            number: None,
+        });
         from = at + line.len();
     }
     let parsed = Parsed { text: text.to_string(), headings: marks, ..Parsed::default() };
@@ -33,7 +40,13 @@ pub(crate) fn from_parsed(name: &str, format: Format, parsed: Parsed) -> Documen
     let tree = build_tree(&title, len, &parsed.headings, &pages);
     Document {
         id: DocId(name.to_string()),
-        source: Source { path: name.to_string(), format, content_hash: String::new(), size: len as u64, mtime: None },
+        source: Source {
+            path: name.to_string(),
+            format,
+            content_hash: String::new(),
+            size: len as u64,
+            mtime: None,
+        },
         title,
         text: parsed.text,
         pages,
@@ -117,7 +130,9 @@ pub(crate) fn corpus_doc(rel: &str) -> Option<Document> {
     });
     let (parsed, how) = match real {
         Some(p) if !p.headings.is_empty() => (p, "crate reader"),
-        _ if format == Format::Html => (html_to_parsed(&String::from_utf8_lossy(&bytes)), "test-only HTML extractor"),
+        _ if format == Format::Html => {
+            (html_to_parsed(&String::from_utf8_lossy(&bytes)), "test-only HTML extractor")
+        }
         _ => {
             eprintln!("skipping: no working reader for {rel}");
             return None;
@@ -130,7 +145,8 @@ pub(crate) fn corpus_doc(rel: &str) -> Option<Document> {
 
 static TOKEN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?s)<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>|[^<]+|<").unwrap());
-static ENTITY: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);").unwrap());
+static ENTITY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);").unwrap());
 
 /// A crude HTML to text extractor for tests: block tags end lines, headings become marks,
 /// `pre`, `table` and `li` become blocks, entities are decoded, whitespace collapsed.
@@ -178,7 +194,12 @@ pub(crate) fn html_to_parsed(html: &str) -> Parsed {
                             let end = text.trim_end().len().max(start);
                             let title = text[start..end].split_whitespace().collect::<Vec<_>>().join(" ");
                             if !title.is_empty() {
-                                headings.push(HeadingMark { level, title, span: Span::new(start, end), number: None });
+                                headings.push(HeadingMark {
+                                    level,
+                                    title,
+                                    span: Span::new(start, end),
+                                    number: None,
+                                });
                             }
                         }
                         newline(&mut text, 2);
@@ -214,8 +235,12 @@ pub(crate) fn html_to_parsed(html: &str) -> Parsed {
                         depth += 1;
                     }
                 }
-                "p" | "div" | "br" | "tr" | "ul" | "ol" | "dl" | "dt" | "dd" | "section" | "blockquote" | "hr" => {
-                    newline(&mut text, if matches!(tag.as_str(), "p" | "ul" | "ol" | "blockquote") { 2 } else { 1 });
+                "p" | "div" | "br" | "tr" | "ul" | "ol" | "dl" | "dt" | "dd" | "section" | "blockquote"
+                | "hr" => {
+                    newline(
+                        &mut text,
+                        if matches!(tag.as_str(), "p" | "ul" | "ol" | "blockquote") { 2 } else { 1 },
+                    );
                 }
                 "td" | "th" => text.push_str(" | "),
                 _ => {}

@@ -20,10 +20,7 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Vec<String>), ReadError> {
     if let Some(pos) = head.iter().position(|&b| b == 0) {
         return Err(ReadError::Binary(format!("NUL byte at offset {pos}")));
     }
-    let controls = head
-        .iter()
-        .filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c))
-        .count();
+    let controls = head.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c)).count();
     if controls * 10 > head.len() {
         return Err(ReadError::Binary(format!("{controls} control bytes in the first {} bytes", head.len())));
     }
@@ -38,11 +35,7 @@ pub fn decode(bytes: &[u8]) -> Result<(String, Vec<String>), ReadError> {
             lossy
         }
     };
-    let text = if text.contains('\r') {
-        text.replace("\r\n", "\n").replace('\r', "\n")
-    } else {
-        text
-    };
+    let text = if text.contains('\r') { text.replace("\r\n", "\n").replace('\r', "\n") } else { text };
     Ok((text, warnings))
 }
 

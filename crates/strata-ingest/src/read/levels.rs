@@ -63,10 +63,7 @@ fn unit_of(title: &str) -> Option<Unit> {
     let title = title.trim_start();
     let title = title.strip_prefix('[').unwrap_or(title).trim_start();
     if SECTION_UNIT.is_match(title) {
-        return Some(Unit {
-            family: Family::Section,
-            sub: false,
-        });
+        return Some(Unit { family: Family::Section, sub: false });
     }
     let c = NAMED_UNIT.captures(title)?;
     let family = match c[2].to_ascii_lowercase().as_str() {
@@ -121,10 +118,7 @@ pub fn refine_unit_levels(headings: &mut [HeadingMark]) {
                 level
             }
             None => {
-                let anchor = last_unit
-                    .range(..=original)
-                    .map(|(_, v)| *v)
-                    .max_by_key(|(index, _, _)| *index);
+                let anchor = last_unit.range(..=original).map(|(_, v)| *v).max_by_key(|(index, _, _)| *index);
                 match anchor {
                     Some((_, anchor_original, anchor_level)) => {
                         anchor_level + original.saturating_sub(anchor_original).max(1)
@@ -196,14 +190,8 @@ mod tests {
 
     #[test]
     fn units_are_recognized() {
-        let section = Some(Unit {
-            family: Family::Section,
-            sub: false,
-        });
-        assert_eq!(
-            unit_of("§102. Conditions for patentability; novelty"),
-            section
-        );
+        let section = Some(Unit { family: Family::Section, sub: false });
+        assert_eq!(unit_of("§102. Conditions for patentability; novelty"), section);
         assert_eq!(unit_of("[§104. Repealed. Pub. L. 112–29]"), section);
         assert_eq!(unit_of("[§§155, 155A. Repealed.]"), section);
         assert_eq!(unit_of("SEC. 101. Definitions"), section);
@@ -212,28 +200,10 @@ mod tests {
             unit_of("CHAPTER 10—PATENTABILITY OF INVENTIONS").map(|u| u.family),
             Some(Family::Chapter)
         );
-        assert_eq!(
-            unit_of("PART II—PATENTABILITY"),
-            Some(Unit {
-                family: Family::Part,
-                sub: false
-            })
-        );
-        assert_eq!(
-            unit_of("Subchapter A—General"),
-            Some(Unit {
-                family: Family::Chapter,
-                sub: true
-            })
-        );
-        assert_eq!(
-            unit_of("TITLE 35—PATENTS").map(|u| u.family),
-            Some(Family::Title)
-        );
-        assert_eq!(
-            unit_of("Article V").map(|u| u.family),
-            Some(Family::Article)
-        );
+        assert_eq!(unit_of("PART II—PATENTABILITY"), Some(Unit { family: Family::Part, sub: false }));
+        assert_eq!(unit_of("Subchapter A—General"), Some(Unit { family: Family::Chapter, sub: true }));
+        assert_eq!(unit_of("TITLE 35—PATENTS").map(|u| u.family), Some(Family::Title));
+        assert_eq!(unit_of("Article V").map(|u| u.family), Some(Family::Article));
         for plain in [
             "\"SEC. 4741. REFERENCES.",
             "Amendments",

@@ -49,7 +49,8 @@ fn split_front_matter(source: &str) -> (&str, BTreeMap<String, serde_json::Value
             continue;
         };
         let close = format!("\n{fence}");
-        let Some(end) = rest.find(&close).map(|i| i + 1).or_else(|| rest.starts_with(fence).then_some(0)) else {
+        let Some(end) = rest.find(&close).map(|i| i + 1).or_else(|| rest.starts_with(fence).then_some(0))
+        else {
             continue;
         };
         let after = &rest[end + fence.len()..];
@@ -72,7 +73,9 @@ fn split_front_matter(source: &str) -> (&str, BTreeMap<String, serde_json::Value
             }
             Ok(serde_json::Value::Null) => (body, metadata, None),
             Ok(_) => (body, metadata, Some(format!("{kind} front matter is not a mapping; ignored"))),
-            Err(e) => (body, metadata, Some(format!("{kind} front matter could not be parsed ({e}); ignored"))),
+            Err(e) => {
+                (body, metadata, Some(format!("{kind} front matter could not be parsed ({e}); ignored")))
+            }
         };
     }
     (source, metadata, None)
@@ -148,7 +151,9 @@ fn read_structure(parsed: &mut Parsed) {
                     title.push(' ');
                 }
             }
-            Event::Rule if depth == 0 => blocks.push(Block { kind: BlockKind::Other, span: trim_end(text, span) }),
+            Event::Rule if depth == 0 => {
+                blocks.push(Block { kind: BlockKind::Other, span: trim_end(text, span) })
+            }
             _ => {}
         }
     }

@@ -7,8 +7,8 @@ use super::walk::Walker;
 
 /// Elements whose content is never text a reader sees.
 const DROPPED: &[&str] = &[
-    "head", "script", "style", "noscript", "template", "svg", "nav", "title", "iframe", "object",
-    "embed", "canvas", "audio", "video", "button", "select", "textarea", "datalist", "map",
+    "head", "script", "style", "noscript", "template", "svg", "nav", "title", "iframe", "object", "embed",
+    "canvas", "audio", "video", "button", "select", "textarea", "datalist", "map",
 ];
 
 /// Classes of navigation chrome: texinfo's per-node navigation and table of contents, and
@@ -16,14 +16,8 @@ const DROPPED: &[&str] = &[
 const CHROME_CLASSES: &[&str] = &["nav-panel", "region-contents", "noprint"];
 
 /// Classes of self-links that decorate headings and paragraphs.
-const SELF_LINK_CLASSES: &[&str] = &[
-    "self",
-    "self-link",
-    "copiable-link",
-    "headerlink",
-    "anchor-link",
-    "pilcrow",
-];
+const SELF_LINK_CLASSES: &[&str] =
+    &["self", "self-link", "copiable-link", "headerlink", "anchor-link", "pilcrow"];
 
 impl Walker {
     /// True for elements whose whole subtree is chrome.

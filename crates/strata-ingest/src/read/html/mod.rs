@@ -55,7 +55,8 @@ impl Reader for HtmlReader {
         });
         let Ok((title, (text, blocks, mut headings))) = walked else {
             return Err(ReadError::Malformed(
-                "the HTML parser failed on this file; save it again from a browser or convert it to Markdown".into(),
+                "the HTML parser failed on this file; save it again from a browser or convert it to Markdown"
+                    .into(),
             ));
         };
         if text.is_empty() {
@@ -63,36 +64,18 @@ impl Reader for HtmlReader {
         }
         // A leading h1 names the document better than a generic <title> ("United States Code
         // Document"); otherwise <title>, otherwise any h1.
-        let leading_h1 = headings
-            .first()
-            .filter(|h| h.level == 1)
-            .map(|h| h.title.clone());
-        let title = leading_h1.or(title).or_else(|| {
-            headings
-                .iter()
-                .find(|h| h.level == 1)
-                .map(|h| h.title.clone())
-        });
+        let leading_h1 = headings.first().filter(|h| h.level == 1).map(|h| h.title.clone());
+        let title =
+            leading_h1.or(title).or_else(|| headings.iter().find(|h| h.level == 1).map(|h| h.title.clone()));
         refine_unit_levels(&mut headings);
-        Ok(Parsed {
-            text,
-            blocks,
-            headings,
-            title,
-            warnings,
-            ..Parsed::default()
-        })
+        Ok(Parsed { text, blocks, headings, title, warnings, ..Parsed::default() })
     }
 }
 
 /// The whitespace-normalized text of `html > head > title`, when not empty.
 fn head_title(html: &Html) -> Option<String> {
-    let html_el = html
-        .tree
-        .root()
-        .children()
-        .filter_map(ElementRef::wrap)
-        .find(|e| e.value().name() == "html")?;
+    let html_el =
+        html.tree.root().children().filter_map(ElementRef::wrap).find(|e| e.value().name() == "html")?;
     let title = child(child(html_el, "head")?, "title")?;
     let mut text = String::new();
     for word in title.text().flat_map(str::split_whitespace) {
@@ -106,8 +89,5 @@ fn head_title(html: &Html) -> Option<String> {
 
 /// The first child element of `parent` named `name`.
 fn child<'a>(parent: ElementRef<'a>, name: &str) -> Option<ElementRef<'a>> {
-    parent
-        .children()
-        .filter_map(ElementRef::wrap)
-        .find(|e| e.value().name() == name)
+    parent.children().filter_map(ElementRef::wrap).find(|e| e.value().name() == name)
 }

@@ -17,27 +17,16 @@ fn check(parsed: &Parsed) {
     let text = &parsed.text;
     let mut last = 0;
     for h in &parsed.headings {
-        assert!(
-            h.span.start >= last,
-            "heading {:?} overlaps the previous one",
-            h.title
-        );
+        assert!(h.span.start >= last, "heading {:?} overlaps the previous one", h.title);
         assert!(text.is_char_boundary(h.span.start) && text.is_char_boundary(h.span.end));
         assert_eq!(h.span.slice(text), h.title);
-        assert!(
-            (1..=6).contains(&h.level) || h.level > 6,
-            "level {}",
-            h.level
-        );
+        assert!((1..=6).contains(&h.level) || h.level > 6, "level {}", h.level);
         assert!(!h.title.contains('\n'));
         last = h.span.end;
     }
     let mut last = 0;
     for b in &parsed.blocks {
-        assert!(
-            b.span.start >= last && b.span.start < b.span.end && b.span.end <= text.len(),
-            "{b:?}"
-        );
+        assert!(b.span.start >= last && b.span.start < b.span.end && b.span.end <= text.len(), "{b:?}");
         assert!(text.is_char_boundary(b.span.start) && text.is_char_boundary(b.span.end));
         last = b.span.end;
     }
@@ -84,8 +73,7 @@ fn title_falls_back_to_first_h1() {
 
 #[test]
 fn entities_and_whitespace() {
-    let parsed =
-        read("<p>  caf&eacute; &amp;&nbsp;&lt;tea&gt;\n\t &#x2014; done  </p><p>a<b>b</b> c</p>");
+    let parsed = read("<p>  caf&eacute; &amp;&nbsp;&lt;tea&gt;\n\t &#x2014; done  </p><p>a<b>b</b> c</p>");
     check(&parsed);
     assert_eq!(parsed.text, "café & <tea> — done\n\nab c");
 }
@@ -98,41 +86,20 @@ fn tables_are_rows_of_cells() {
          <tr><td></td><td></td></tr><tr><td></td><td>only second</td></tr></table><p>After</p>",
     );
     check(&parsed);
-    assert_eq!(
-        parsed.text,
-        "Before\n\nCode | Meaning\n200 | OK fine\n| only second\n\nAfter"
-    );
-    let table = parsed
-        .blocks
-        .iter()
-        .find(|b| b.kind == BlockKind::Table)
-        .unwrap();
-    assert_eq!(
-        table.span.slice(&parsed.text),
-        "Code | Meaning\n200 | OK fine\n| only second"
-    );
+    assert_eq!(parsed.text, "Before\n\nCode | Meaning\n200 | OK fine\n| only second\n\nAfter");
+    let table = parsed.blocks.iter().find(|b| b.kind == BlockKind::Table).unwrap();
+    assert_eq!(table.span.slice(&parsed.text), "Code | Meaning\n200 | OK fine\n| only second");
     assert_eq!(parsed.blocks.len(), 3);
 }
 
 #[test]
 fn pre_is_kept_verbatim() {
-    let parsed = read(
-        "<p>Run:</p><pre>\nfn main() {\n    println!(\"hi\");   \n\n\n\n}\n\n</pre><p>Done</p>",
-    );
+    let parsed =
+        read("<p>Run:</p><pre>\nfn main() {\n    println!(\"hi\");   \n\n\n\n}\n\n</pre><p>Done</p>");
     check(&parsed);
-    assert_eq!(
-        parsed.text,
-        "Run:\n\nfn main() {\n    println!(\"hi\");\n\n}\n\nDone"
-    );
-    let code = parsed
-        .blocks
-        .iter()
-        .find(|b| b.kind == BlockKind::Code)
-        .unwrap();
-    assert_eq!(
-        code.span.slice(&parsed.text),
-        "fn main() {\n    println!(\"hi\");\n\n}"
-    );
+    assert_eq!(parsed.text, "Run:\n\nfn main() {\n    println!(\"hi\");\n\n}\n\nDone");
+    let code = parsed.blocks.iter().find(|b| b.kind == BlockKind::Code).unwrap();
+    assert_eq!(code.span.slice(&parsed.text), "fn main() {\n    println!(\"hi\");\n\n}");
 }
 
 #[test]
@@ -143,10 +110,7 @@ fn lists_and_quotes() {
     );
     check(&parsed);
     no_edge_spaces(&parsed.text);
-    assert_eq!(
-        parsed.text,
-        "- one\n- two\n- two.a\n\nq1\n\nq2\n\nterm\ndef"
-    );
+    assert_eq!(parsed.text, "- one\n- two\n- two.a\n\nq1\n\nq2\n\nterm\ndef");
     let kinds: Vec<_> = parsed.blocks.iter().map(|b| b.kind).collect();
     use BlockKind::*;
     assert_eq!(kinds, [ListItem, ListItem, Quote, Paragraph, Paragraph]);
@@ -166,19 +130,8 @@ fn headings_skip_levels_and_slice_to_their_titles() {
          Requirements</a><a class='self' href='#x'>¶</a></h4><div><h2>  Two\n lines <br> here </h2></div>",
     );
     check(&parsed);
-    let got: Vec<_> = parsed
-        .headings
-        .iter()
-        .map(|h| (h.level, h.title.as_str()))
-        .collect();
-    assert_eq!(
-        got,
-        [
-            (1, "Top"),
-            (4, "5.6.1. Sender Requirements"),
-            (2, "Two lines here")
-        ]
-    );
+    let got: Vec<_> = parsed.headings.iter().map(|h| (h.level, h.title.as_str())).collect();
+    assert_eq!(got, [(1, "Top"), (4, "5.6.1. Sender Requirements"), (2, "Two lines here")]);
     for h in &parsed.headings {
         assert!(parsed.text[h.span.start..h.span.end].contains(&h.title));
         assert!(h.number.is_none());
@@ -193,10 +146,7 @@ fn loose_text_becomes_paragraphs() {
     let kinds: Vec<_> = parsed.blocks.iter().map(|b| b.kind).collect();
     use BlockKind::*;
     assert_eq!(kinds, [Heading, Paragraph, Paragraph, Paragraph]);
-    assert_eq!(
-        parsed.blocks[1].span.slice(&parsed.text),
-        "Loose text here."
-    );
+    assert_eq!(parsed.blocks[1].span.slice(&parsed.text), "Loose text here.");
 }
 
 #[test]
@@ -212,11 +162,7 @@ fn deep_nesting_does_not_overflow() {
     let html = format!("{}deep{}", "<div>".repeat(depth), "</div>".repeat(depth));
     let parsed = read(&html);
     assert_eq!(parsed.text, "deep");
-    let html = format!(
-        "{}<h3>x</h3>{}",
-        "<ul><li>".repeat(2_000),
-        "</li></ul>".repeat(2_000)
-    );
+    let html = format!("{}<h3>x</h3>{}", "<ul><li>".repeat(2_000), "</li></ul>".repeat(2_000));
     check(&read(&html));
 }
 
@@ -269,58 +215,27 @@ fn garbage_does_not_panic() {
             check(&parsed);
         }
     }
-    for bytes in [
-        &b"\xff\xfe<\x80p>\xc3"[..],
-        b"<",
-        b"   ",
-        b"<html></html>",
-        b"<p>\x01\x02</p>",
-    ] {
+    for bytes in [&b"\xff\xfe<\x80p>\xc3"[..], b"<", b"   ", b"<html></html>", b"<p>\x01\x02</p>"] {
         let _ = HtmlReader.read(bytes);
     }
-    assert_eq!(
-        HtmlReader
-            .read(b"<html><script>x</script></html>")
-            .unwrap_err(),
-        ReadError::Empty
-    );
+    assert_eq!(HtmlReader.read(b"<html><script>x</script></html>").unwrap_err(), ReadError::Empty);
 }
 
 #[test]
 fn core_numbers_handle_us_code_dashes() {
     use strata_core::number::from_heading;
     let chapter = from_heading("CHAPTER 10—PATENTABILITY OF INVENTIONS").unwrap();
-    assert_eq!(
-        (chapter.number.as_str(), chapter.unit.as_deref()),
-        ("10", Some("chapter"))
-    );
+    assert_eq!((chapter.number.as_str(), chapter.unit.as_deref()), ("10", Some("chapter")));
     let part = from_heading("PART II—PATENTABILITY OF INVENTIONS AND GRANT OF PATENTS").unwrap();
-    assert_eq!(
-        (part.number.as_str(), part.unit.as_deref()),
-        ("II", Some("part"))
-    );
+    assert_eq!((part.number.as_str(), part.unit.as_deref()), ("II", Some("part")));
     let title = from_heading("TITLE 35—PATENTS").unwrap();
-    assert_eq!(
-        (title.number.as_str(), title.unit.as_deref()),
-        ("35", Some("title"))
-    );
-    assert_eq!(
-        from_heading("§102. Conditions for patentability; novelty")
-            .unwrap()
-            .number,
-        "102"
-    );
-    assert_eq!(
-        from_heading("5.6.1. Sender Requirements").unwrap().number,
-        "5.6.1"
-    );
+    assert_eq!((title.number.as_str(), title.unit.as_deref()), ("35", Some("title")));
+    assert_eq!(from_heading("§102. Conditions for patentability; novelty").unwrap().number, "102");
+    assert_eq!(from_heading("5.6.1. Sender Requirements").unwrap().number, "5.6.1");
 }
 
 fn corpus(name: &str) -> Option<Vec<u8>> {
-    let path = format!(
-        "{}/../../../shared/data/corpus/html/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/../../../shared/data/corpus/html/{name}", env!("CARGO_MANIFEST_DIR"));
     match std::fs::read(&path) {
         Ok(bytes) => Some(bytes),
         Err(_) => {
@@ -357,9 +272,7 @@ fn no_edge_spaces_outside_code(parsed: &Parsed) {
     for line in parsed.text.split('\n') {
         assert_eq!(line, line.trim_end(), "trailing space at {at}");
         let may_hold_pre = parsed.blocks.iter().any(|b| {
-            matches!(b.kind, Code | ListItem | Quote | Table)
-                && b.span.start <= at
-                && at < b.span.end
+            matches!(b.kind, Code | ListItem | Quote | Table) && b.span.start <= at && at < b.span.end
         });
         if !may_hold_pre {
             assert_eq!(line, line.trim_start(), "leading space at {at}");
@@ -373,32 +286,15 @@ fn corpus_rfc9110() {
     let Some(parsed) = read_corpus("rfc9110-http-semantics.html") else {
         return;
     };
-    assert!(
-        parsed.headings.len() >= 290,
-        "{} headings",
-        parsed.headings.len()
-    );
+    assert!(parsed.headings.len() >= 290, "{} headings", parsed.headings.len());
     // The file's 5.6.1 is "Lists (#rule ABNF Extension)"; Sender Requirements is 5.6.1.1.
-    assert!(parsed
-        .headings
-        .iter()
-        .any(|h| h.title == "5.6.1. Lists (#rule ABNF Extension)"));
-    assert!(parsed
-        .headings
-        .iter()
-        .any(|h| h.title == "5.6.1.1. Sender Requirements"));
-    assert!(!parsed
-        .headings
-        .iter()
-        .any(|h| h.title.contains('¶') || h.title == "Table of Contents"));
+    assert!(parsed.headings.iter().any(|h| h.title == "5.6.1. Lists (#rule ABNF Extension)"));
+    assert!(parsed.headings.iter().any(|h| h.title == "5.6.1.1. Sender Requirements"));
+    assert!(!parsed.headings.iter().any(|h| h.title.contains('¶') || h.title == "Table of Contents"));
     assert!(!parsed.text.contains('¶'));
     assert_eq!(parsed.title.as_deref(), Some("RFC 9110 - HTTP Semantics"));
     // No units: refine_unit_levels left the markup levels alone.
-    let h = parsed
-        .headings
-        .iter()
-        .find(|h| h.title.starts_with("5.6.1.1."))
-        .unwrap();
+    let h = parsed.headings.iter().find(|h| h.title.starts_with("5.6.1.1.")).unwrap();
     assert_eq!(h.level, 5);
 }
 
@@ -414,20 +310,12 @@ fn corpus_usc_title35() {
             .find(|h| h.title.starts_with(prefix))
             .unwrap_or_else(|| panic!("no heading {prefix:?}"))
     };
-    let (title, part, chapter, section) = (
-        find("TITLE 35"),
-        find("PART II—"),
-        find("CHAPTER 10—"),
-        find("§102."),
-    );
+    let (title, part, chapter, section) =
+        (find("TITLE 35"), find("PART II—"), find("CHAPTER 10—"), find("§102."));
     assert!(title.level < part.level, "{title:?} {part:?}");
     assert!(part.level < chapter.level, "{part:?} {chapter:?}");
     assert!(chapter.level < section.level, "{chapter:?} {section:?}");
-    let i = parsed
-        .headings
-        .iter()
-        .position(|h| h.title.starts_with("§102."))
-        .unwrap();
+    let i = parsed.headings.iter().position(|h| h.title.starts_with("§102.")).unwrap();
     let note = &parsed.headings[i + 1];
     assert!(note.level > section.level, "{note:?}");
 }
@@ -447,11 +335,7 @@ fn corpus_openapi() {
     };
     assert!(parsed.headings.iter().any(|h| h.level == 6));
     // No legal units: markup levels stand.
-    let h = parsed
-        .headings
-        .iter()
-        .find(|h| h.title == "4.1.2.2.1 Establishing the Base URI")
-        .unwrap();
+    let h = parsed.headings.iter().find(|h| h.title == "4.1.2.2.1 Establishing the Base URI").unwrap();
     assert_eq!(h.level, 6);
     assert!(parsed.blocks.iter().any(|b| b.kind == BlockKind::Table));
     assert!(parsed.blocks.iter().any(|b| b.kind == BlockKind::Code));
@@ -462,20 +346,10 @@ fn corpus_bash_manual() {
     let Some(parsed) = read_corpus("bash-reference-manual.html") else {
         return;
     };
-    let levels: Vec<_> = parsed
-        .headings
-        .iter()
-        .take(4)
-        .map(|h| (h.level, h.title.as_str()))
-        .collect();
+    let levels: Vec<_> = parsed.headings.iter().take(4).map(|h| (h.level, h.title.as_str())).collect();
     assert_eq!(
         levels,
-        [
-            (1, "Bash Features"),
-            (2, "1 Introduction"),
-            (3, "1.1 What is Bash?"),
-            (3, "1.2 What is a shell?")
-        ]
+        [(1, "Bash Features"), (2, "1 Introduction"), (3, "1.1 What is Bash?"), (3, "1.2 What is a shell?")]
     );
     assert!(!parsed.text.contains('¶'));
     assert!(!parsed.text.contains("Next: Introduction"));

@@ -27,12 +27,8 @@ enum Role {
 
 fn role(name: &str) -> Role {
     match name {
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-            Role::Heading(u32::from(name.as_bytes()[1] - b'0'))
-        }
-        "p" | "address" | "figcaption" | "summary" | "legend" => {
-            Role::Block(BlockKind::Paragraph, 2)
-        }
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => Role::Heading(u32::from(name.as_bytes()[1] - b'0')),
+        "p" | "address" | "figcaption" | "summary" | "legend" => Role::Block(BlockKind::Paragraph, 2),
         "caption" => Role::Block(BlockKind::Paragraph, 1),
         "li" => Role::Block(BlockKind::ListItem, 1),
         "pre" | "listing" | "xmp" | "plaintext" => Role::Block(BlockKind::Code, 2),
@@ -41,9 +37,9 @@ fn role(name: &str) -> Role {
         "tr" => Role::Row,
         "td" | "th" => Role::Cell,
         "br" => Role::LineBreak,
-        "ul" | "ol" | "dl" | "menu" | "dir" | "div" | "section" | "article" | "aside" | "main"
-        | "body" | "html" | "header" | "footer" | "figure" | "form" | "fieldset" | "details"
-        | "dialog" | "hgroup" | "center" | "hr" | "search" => Role::Container(2),
+        "ul" | "ol" | "dl" | "menu" | "dir" | "div" | "section" | "article" | "aside" | "main" | "body"
+        | "html" | "header" | "footer" | "figure" | "form" | "fieldset" | "details" | "dialog" | "hgroup"
+        | "center" | "hr" | "search" => Role::Container(2),
         // A definition holds paragraphs and examples of its own (texinfo option lists).
         "dt" | "dd" | "option" | "optgroup" => Role::Container(1),
         _ => Role::Inline,
@@ -185,11 +181,7 @@ impl Walker {
                 self.line_break(breaks);
             }
             Role::Container(breaks) => {
-                let breaks = if matches!(element.name(), "hr") {
-                    2
-                } else {
-                    breaks
-                };
+                let breaks = if matches!(element.name(), "hr") { 2 } else { breaks };
                 self.request_break(breaks);
                 frame.break_after = breaks;
                 if matches!(element.name(), "article" | "section" | "aside" | "main") {
@@ -359,11 +351,7 @@ impl Walker {
         if self.pending_break > 0 {
             let trimmed = self.out.trim_end_matches([' ', '\t']).len();
             self.out.truncate(trimmed);
-            let have = if self.out.ends_with("\n\n") {
-                2
-            } else {
-                u8::from(self.out.ends_with('\n'))
-            };
+            let have = if self.out.ends_with("\n\n") { 2 } else { u8::from(self.out.ends_with('\n')) };
             for _ in have..self.pending_break {
                 self.out.push('\n');
             }
@@ -371,11 +359,7 @@ impl Walker {
             self.pending_space = false;
         }
         if self.block.is_none() && self.inline_depth == 0 {
-            self.block = Some(OpenBlock {
-                kind: BlockKind::Paragraph,
-                start: None,
-                implicit: true,
-            });
+            self.block = Some(OpenBlock { kind: BlockKind::Paragraph, start: None, implicit: true });
         }
         if let Some(block) = &mut self.block {
             if block.start.is_none() {
@@ -448,28 +432,16 @@ impl Walker {
         if self.block.is_some() || self.inline_depth > 0 {
             return false;
         }
-        self.block = Some(OpenBlock {
-            kind,
-            start: None,
-            implicit: false,
-        });
+        self.block = Some(OpenBlock { kind, start: None, implicit: false });
         self.dirty = true;
         true
     }
 
     fn close_block(&mut self) {
-        if let Some(OpenBlock {
-            kind,
-            start: Some(start),
-            ..
-        }) = self.block.take()
-        {
+        if let Some(OpenBlock { kind, start: Some(start), .. }) = self.block.take() {
             let end = self.out.len();
             if end > start {
-                self.blocks.push(Block {
-                    kind,
-                    span: Span::new(start, end),
-                });
+                self.blocks.push(Block { kind, span: Span::new(start, end) });
             }
         }
     }

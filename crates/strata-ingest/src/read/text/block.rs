@@ -19,14 +19,11 @@ pub(super) fn list_marker(line: &str) -> Option<usize> {
             if n > 3 {
                 return None;
             }
-            t[n..]
-                .strip_prefix('.')
-                .or_else(|| t[n..].strip_prefix(')'))?
+            t[n..].strip_prefix('.').or_else(|| t[n..].strip_prefix(')'))?
         }
         b'(' => {
             let close = t.find(')')?;
-            if !(2..=5).contains(&close) || !t[1..close].bytes().all(|c| c.is_ascii_alphanumeric())
-            {
+            if !(2..=5).contains(&close) || !t[1..close].bytes().all(|c| c.is_ascii_alphanumeric()) {
                 return None;
             }
             &t[close + 1..]
@@ -37,9 +34,7 @@ pub(super) fn list_marker(line: &str) -> Option<usize> {
     (rest.starts_with([' ', '\t']) && !is_blank(rest)).then_some(ind)
 }
 
-const BOX: &[char] = &[
-    '─', '│', '┌', '┐', '└', '┘', '├', '┤', '┬', '┴', '┼', '═', '║',
-];
+const BOX: &[char] = &['─', '│', '┌', '┐', '└', '┘', '├', '┤', '┬', '┴', '┼', '═', '║'];
 
 /// A line of a figure, table, diagram or ABNF rule.
 fn code_like(line: &str) -> bool {
@@ -47,9 +42,7 @@ fn code_like(line: &str) -> bool {
     if t.is_empty() || TOC_LINE.is_match(line) {
         return false;
     }
-    if ["+-", "-+", "|", "---", "===", "<-", "->", "~~~"]
-        .iter()
-        .any(|p| t.contains(p))
+    if ["+-", "-+", "|", "---", "===", "<-", "->", "~~~"].iter().any(|p| t.contains(p))
         || t.contains(BOX)
         || t.contains("   ")
     {
@@ -59,10 +52,7 @@ fn code_like(line: &str) -> bool {
     let eq = t.find(" = ").or_else(|| t.find(" =/ "));
     eq.is_some_and(|i| {
         let name = t[..i].trim();
-        !name.is_empty()
-            && name
-                .bytes()
-                .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+        !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
     })
 }
 
@@ -79,23 +69,14 @@ impl Scan<'_> {
                 code += usize::from(code_like(line));
             }
             if code * 2 > lines {
-                self.blocks.push(Block {
-                    kind: BlockKind::Code,
-                    span: Span::new(start, end),
-                });
+                self.blocks.push(Block { kind: BlockKind::Code, span: Span::new(start, end) });
                 return;
             }
         }
         // Split before each list marker at the indentation of the first one.
         let mut marker = first_marker;
-        let (mut cur, mut kind) = (
-            start,
-            if marker.is_some() {
-                BlockKind::ListItem
-            } else {
-                BlockKind::Paragraph
-            },
-        );
+        let (mut cur, mut kind) =
+            (start, if marker.is_some() { BlockKind::ListItem } else { BlockKind::Paragraph });
         let mut pos = start;
         while pos < end {
             let line_end = self.text[pos..end].find('\n').map_or(end, |i| pos + i);
@@ -103,20 +84,14 @@ impl Scan<'_> {
             if pos > cur {
                 if let Some(ind) = list_marker(line) {
                     if marker.is_none() || marker == Some(ind) {
-                        self.blocks.push(Block {
-                            kind,
-                            span: Span::new(cur, pos - 1),
-                        });
+                        self.blocks.push(Block { kind, span: Span::new(cur, pos - 1) });
                         (cur, kind, marker) = (pos, BlockKind::ListItem, Some(ind));
                     }
                 }
             }
             pos = line_end + 1;
         }
-        self.blocks.push(Block {
-            kind,
-            span: Span::new(cur, end),
-        });
+        self.blocks.push(Block { kind, span: Span::new(cur, end) });
     }
 }
 
@@ -128,14 +103,12 @@ mod tests {
 
     #[test]
     fn numbered_list_in_body_is_not_heading() {
-        let p = read("1.  Intro\n\n   Text:\n\n   1.  first item\n   2.  second item\n\n2.  Next\n\n   Text.\n");
+        let p =
+            read("1.  Intro\n\n   Text:\n\n   1.  first item\n   2.  second item\n\n2.  Next\n\n   Text.\n");
         assert_eq!(titles(&p), ["1. Intro", "2. Next"]);
         let kinds: Vec<_> = p.blocks.iter().map(|b| b.kind).collect();
         use BlockKind::*;
-        assert_eq!(
-            kinds,
-            [Heading, Paragraph, ListItem, ListItem, Heading, Paragraph]
-        );
+        assert_eq!(kinds, [Heading, Paragraph, ListItem, ListItem, Heading, Paragraph]);
     }
 
     #[test]
@@ -146,9 +119,6 @@ mod tests {
             "   token  =  1*alphanum\n   other  =  token / DIGIT\n",
         ));
         let kinds: Vec<_> = p.blocks.iter().map(|b| b.kind).collect();
-        assert_eq!(
-            kinds,
-            [BlockKind::Paragraph, BlockKind::Code, BlockKind::Code]
-        );
+        assert_eq!(kinds, [BlockKind::Paragraph, BlockKind::Code, BlockKind::Code]);
     }
 }

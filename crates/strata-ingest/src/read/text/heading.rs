@@ -55,26 +55,18 @@ fn legal(t: &str) -> Option<Legal> {
     if !separated {
         return None;
     }
-    let titled = !rest
-        .trim_start_matches(['.', ':', '—', '–', '-', ' ', '\t'])
-        .is_empty();
+    let titled = !rest.trim_start_matches(['.', ':', '—', '–', '-', ' ', '\t']).is_empty();
     let legal = match (c.name("sn"), c.name("un")) {
         (Some(n), _) => Legal {
             kind: "section".into(),
-            number: SectionNumber {
-                number: n.as_str().to_string(),
-                unit: None,
-            },
+            number: SectionNumber { number: n.as_str().to_string(), unit: None },
             titled,
         },
         (None, Some(n)) => {
             let unit = word.to_lowercase();
             Legal {
                 kind: unit.clone(),
-                number: SectionNumber {
-                    number: n.as_str().to_string(),
-                    unit: Some(unit),
-                },
+                number: SectionNumber { number: n.as_str().to_string(), unit: Some(unit) },
                 titled,
             }
         }
@@ -98,9 +90,7 @@ fn all_caps(t: &str) -> bool {
     if t.len() < 3 || t.len() >= 70 || t.ends_with(['.', ',', ';', ':']) || t.contains("   ") {
         return false;
     }
-    if t.contains([
-        '=', '|', '<', '>', '[', ']', '{', '}', '"', '_', '/', '\\', '*', '+',
-    ]) {
+    if t.contains(['=', '|', '<', '>', '[', ']', '{', '}', '"', '_', '/', '\\', '*', '+']) {
         return false;
     }
     let letters = t.chars().filter(|c| c.is_alphabetic()).count();
@@ -110,12 +100,7 @@ fn all_caps(t: &str) -> bool {
 
 impl Scan<'_> {
     /// The heading at the line `pos..end`, with where the scan continues.
-    pub(super) fn heading(
-        &mut self,
-        pos: usize,
-        end: usize,
-        next: usize,
-    ) -> Option<(HeadingMark, usize)> {
+    pub(super) fn heading(&mut self, pos: usize, end: usize, next: usize) -> Option<(HeadingMark, usize)> {
         let line = &self.text[pos..end];
         if line.len() > 200 {
             return None;
@@ -124,10 +109,7 @@ impl Scan<'_> {
         let t = line.trim();
         if col0 {
             if let Some(n) = numbered_candidate(line) {
-                let resync = self
-                    .missed
-                    .as_ref()
-                    .is_some_and(|m| follows(Some(m), &n.num, false));
+                let resync = self.missed.as_ref().is_some_and(|m| follows(Some(m), &n.num, false));
                 if !resync && !follows(self.last.as_ref(), &n.num, self.strict_start) {
                     if skips_one(self.last.as_ref(), &n.num) {
                         self.missed = Some(n.num);
@@ -135,16 +117,9 @@ impl Scan<'_> {
                     return None;
                 }
                 self.missed = None;
-                let level = if n.appendix {
-                    1
-                } else {
-                    n.num.parts.len() as u32
-                };
+                let level = if n.appendix { 1 } else { n.num.parts.len() as u32 };
                 let unit = n.appendix.then(|| "appendix".to_string());
-                let number = SectionNumber {
-                    number: n.num.key(),
-                    unit,
-                };
+                let number = SectionNumber { number: n.num.key(), unit };
                 self.last = Some(n.num);
                 return Some(self.finish(pos, end, next, level, Some(number), false));
             }
@@ -218,12 +193,7 @@ impl Scan<'_> {
                 }
             }
         }
-        let mark = HeadingMark {
-            level,
-            title,
-            span: Span::new(pos, span_end),
-            number,
-        };
+        let mark = HeadingMark { level, title, span: Span::new(pos, span_end), number };
         (mark, after)
     }
 }
@@ -249,12 +219,7 @@ mod tests {
             .headings
             .iter()
             .map(|h| {
-                (
-                    h.level,
-                    h.title.as_str(),
-                    number(h),
-                    h.number.as_ref().and_then(|n| n.unit.as_deref()),
-                )
+                (h.level, h.title.as_str(), number(h), h.number.as_ref().and_then(|n| n.unit.as_deref()))
             })
             .collect();
         assert_eq!(
@@ -267,10 +232,7 @@ mod tests {
                 (4, "CHAPTER 3", "3", Some("chapter")),
             ]
         );
-        assert_eq!(
-            p.headings[0].span.slice(&p.text),
-            "ARTICLE I\n\nDEFINITIONS"
-        );
+        assert_eq!(p.headings[0].span.slice(&p.text), "ARTICLE I\n\nDEFINITIONS");
     }
 
     #[test]
@@ -285,24 +247,9 @@ mod tests {
             "Authors' Addresses\n\n   Someone\n",
         ));
         check_invariants(&p);
-        assert_eq!(
-            titles(&p),
-            [
-                "Abstract",
-                "Status of This Memo",
-                "DEFINITIONS",
-                "Authors' Addresses"
-            ]
-        );
-        assert!(p
-            .headings
-            .iter()
-            .all(|h| h.level == 1 && h.number.is_none()));
-        let lists = p
-            .blocks
-            .iter()
-            .filter(|b| b.kind == BlockKind::ListItem)
-            .count();
+        assert_eq!(titles(&p), ["Abstract", "Status of This Memo", "DEFINITIONS", "Authors' Addresses"]);
+        assert!(p.headings.iter().all(|h| h.level == 1 && h.number.is_none()));
+        let lists = p.blocks.iter().filter(|b| b.kind == BlockKind::ListItem).count();
         assert_eq!(lists, 2);
     }
 
@@ -319,10 +266,7 @@ mod tests {
             "   Recommendations\n\n   Body.\n",
         ));
         let h = &p.headings[0];
-        assert_eq!(
-            h.title,
-            "1 Security Considerations: Threat Model and Security Usage Recommendations"
-        );
+        assert_eq!(h.title, "1 Security Considerations: Threat Model and Security Usage Recommendations");
         assert!(h.span.slice(&p.text).ends_with("Recommendations"));
     }
 }

@@ -14,9 +14,7 @@ pub(super) fn is_blank(line: &str) -> bool {
 }
 
 pub(super) fn indent(line: &str) -> usize {
-    line.bytes()
-        .take_while(|&b| b == b' ' || b == b'\t')
-        .count()
+    line.bytes().take_while(|&b| b == b' ' || b == b'\t').count()
 }
 
 pub(super) fn squash(s: &str) -> String {

@@ -42,9 +42,7 @@ fn digits(b: &[u8]) -> Option<(u32, usize)> {
     if n == 0 || n > 3 {
         return None;
     }
-    let v = b[..n]
-        .iter()
-        .fold(0u32, |v, c| v * 10 + u32::from(c - b'0'));
+    let v = b[..n].iter().fold(0u32, |v, c| v * 10 + u32::from(c - b'0'));
     Some((v, n))
 }
 
@@ -54,28 +52,16 @@ pub(super) fn parse_numbered(line: &str) -> Option<Numbered<'_>> {
         if let Some(rest) = line.strip_prefix(word) {
             let rb = rest.as_bytes();
             let letter = *rb.first()?;
-            if !letter.is_ascii_uppercase() || rb.get(1).is_some_and(|c| c.is_ascii_alphanumeric())
-            {
+            if !letter.is_ascii_uppercase() || rb.get(1).is_some_and(|c| c.is_ascii_alphanumeric()) {
                 return None;
             }
-            let skip = if matches!(rb.get(1), Some(b'.' | b':')) {
-                2
-            } else {
-                1
-            };
+            let skip = if matches!(rb.get(1), Some(b'.' | b':')) { 2 } else { 1 };
             let title = &rest[skip..];
             if !title.is_empty() && !title.starts_with([' ', '\t']) {
                 return None;
             }
-            let num = Num {
-                letter: true,
-                parts: vec![u32::from(letter - b'A' + 1)],
-            };
-            return Some(Numbered {
-                num,
-                title: title.trim(),
-                appendix: true,
-            });
+            let num = Num { letter: true, parts: vec![u32::from(letter - b'A' + 1)] };
+            return Some(Numbered { num, title: title.trim(), appendix: true });
         }
     }
     let b = line.as_bytes();
@@ -105,11 +91,7 @@ pub(super) fn parse_numbered(line: &str) -> Option<Numbered<'_>> {
     if !matches!(b.get(i), Some(b' ' | b'\t')) {
         return None;
     }
-    Some(Numbered {
-        num: Num { letter, parts },
-        title: line[i..].trim(),
-        appendix: false,
-    })
+    Some(Numbered { num: Num { letter, parts }, title: line[i..].trim(), appendix: false })
 }
 
 pub(super) static TOC_LINE: LazyLock<Regex> =
@@ -166,8 +148,7 @@ pub(super) fn skips_one(prev: Option<&Num>, c: &Num) -> bool {
     if cp.len() > pp.len() && cp.starts_with(pp) && cp[pp.len()] == 2 && ones(&cp[pp.len() + 1..]) {
         return true;
     }
-    (0..pp.len().min(cp.len()))
-        .any(|j| cp[..j] == pp[..j] && cp[j] == pp[j] + 2 && ones(&cp[j + 1..]))
+    (0..pp.len().min(cp.len())).any(|j| cp[..j] == pp[..j] && cp[j] == pp[j] + 2 && ones(&cp[j + 1..]))
 }
 
 #[cfg(test)]
@@ -205,10 +186,7 @@ mod tests {
                 (1, "B")
             ]
         );
-        assert_eq!(
-            p.headings[6].number.as_ref().unwrap().unit.as_deref(),
-            Some("appendix")
-        );
+        assert_eq!(p.headings[6].number.as_ref().unwrap().unit.as_deref(), Some("appendix"));
         assert_eq!(p.headings[3].span.slice(&p.text), "2.1 Accept");
         assert_eq!(p.blocks[0].kind, BlockKind::Heading);
         assert_eq!(p.blocks[1].kind, BlockKind::Paragraph);
@@ -226,19 +204,9 @@ mod tests {
             "2.  Resources\n\n   Text.\n",
         ));
         check_invariants(&p);
-        assert_eq!(
-            titles(&p),
-            [
-                "Table of Contents",
-                "1. Introduction",
-                "1.1. Scope",
-                "2. Resources"
-            ]
-        );
+        assert_eq!(titles(&p), ["Table of Contents", "1. Introduction", "1.1. Scope", "2. Resources"]);
         // Unindented TOC lines with leaders are refused too.
-        let p = read(
-            "1 Introduction ........ 3\n\n2 Overview .......... 5\n\n1 Introduction\n\nText.\n",
-        );
+        let p = read("1 Introduction ........ 3\n\n2 Overview .......... 5\n\n1 Introduction\n\nText.\n");
         assert_eq!(titles(&p), ["1 Introduction"]);
     }
 

@@ -28,8 +28,7 @@ fn count_indented(text: &str) -> (usize, usize) {
 }
 
 static RFC_FOOTER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\[Page \d+\]\s*$").unwrap());
-static RFC_HEADER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^RFC \d+ {2,}\S.*\S {2,}\S").unwrap());
+static RFC_HEADER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^RFC \d+ {2,}\S.*\S {2,}\S").unwrap());
 
 /// Text with page furniture removed.
 pub(super) struct Paged {
@@ -112,10 +111,7 @@ impl Furniture {
     /// Lines that start (headers, pages 2…) or end (footers) at least half the pages, three
     /// times or more, are furniture; RFC Editor headers and footers always are.
     fn learn(source: &str) -> Furniture {
-        let (mut heads, mut foots) = (
-            HashMap::<String, usize>::new(),
-            HashMap::<String, usize>::new(),
-        );
+        let (mut heads, mut foots) = (HashMap::<String, usize>::new(), HashMap::<String, usize>::new());
         let mut pages = 0usize;
         for (i, page) in source.split('\x0c').enumerate() {
             let Some(first) = first_nonblank(page, 0, page.len()) else {
@@ -136,27 +132,19 @@ impl Furniture {
             }
         }
         let keep = |m: HashMap<String, usize>| {
-            m.into_iter()
-                .filter(|(_, n)| *n >= 3 && n * 2 >= pages)
-                .map(|(k, _)| k)
-                .collect()
+            m.into_iter().filter(|(_, n)| *n >= 3 && n * 2 >= pages).map(|(k, _)| k).collect()
         };
-        Furniture {
-            headers: keep(heads),
-            footers: keep(foots),
-        }
+        Furniture { headers: keep(heads), footers: keep(foots) }
     }
 
     fn is_header(&self, line: &str) -> bool {
         (line.starts_with("RFC ") && RFC_HEADER.is_match(line))
-            || (!self.headers.is_empty()
-                && furniture_key(line).is_some_and(|k| self.headers.contains(&k)))
+            || (!self.headers.is_empty() && furniture_key(line).is_some_and(|k| self.headers.contains(&k)))
     }
 
     fn is_footer(&self, line: &str) -> bool {
         (line.trim_end().ends_with(']') && RFC_FOOTER.is_match(line))
-            || (!self.footers.is_empty()
-                && furniture_key(line).is_some_and(|k| self.footers.contains(&k)))
+            || (!self.footers.is_empty() && furniture_key(line).is_some_and(|k| self.footers.contains(&k)))
     }
 
     fn parts(&self, page: &str) -> Parts {
@@ -183,13 +171,7 @@ impl Furniture {
                 header,
                 footer,
             },
-            _ => Parts {
-                content: 0..0,
-                lead: 0,
-                trail: 0,
-                header,
-                footer,
-            },
+            _ => Parts { content: 0..0, lead: 0, trail: 0, header, footer },
         }
     }
 }
@@ -197,20 +179,15 @@ impl Furniture {
 /// The printed page number in a footer: its last number or roman numeral.
 fn footer_label(footer: &str) -> Option<String> {
     let t = footer.trim_end_matches(|c: char| !c.is_alphanumeric());
-    let token = t
-        .rsplit(|c: char| c.is_whitespace() || c == '[' || c == '-')
-        .next()?;
+    let token = t.rsplit(|c: char| c.is_whitespace() || c == '[' || c == '-').next()?;
     let roman = !token.is_empty() && token.chars().all(|c| "ivxlcdm".contains(c));
-    (token.chars().all(|c| c.is_ascii_digit()) && !token.is_empty() || roman)
-        .then(|| token.to_string())
+    (token.chars().all(|c| c.is_ascii_digit()) && !token.is_empty() || roman).then(|| token.to_string())
 }
 
 /// Records the printed label of page `index` (0-based) where it differs from the physical
 /// number; the list stays empty while none differs.
 fn note_label(labels: &mut Vec<Option<String>>, index: usize, label: Option<String>) {
-    let differs = label
-        .as_deref()
-        .is_some_and(|l| l.parse::<usize>().ok() != Some(index + 1));
+    let differs = label.as_deref().is_some_and(|l| l.parse::<usize>().ok() != Some(index + 1));
     if differs {
         labels.resize(index, None);
         labels.push(label);
@@ -304,12 +281,7 @@ pub(super) fn paginate(source: String) -> Paged {
     if !labels.is_empty() {
         labels.resize(breaks.len() + 1, None);
     }
-    Paged {
-        text,
-        breaks,
-        labels,
-        indented,
-    }
+    Paged { text, breaks, labels, indented }
 }
 
 #[cfg(test)]
@@ -319,63 +291,36 @@ mod tests {
     fn rfc_page(n: u32, body: &str) -> String {
         let mut s = String::new();
         if n > 1 {
-            s.push_str(
-                "\nRFC 9999            Test Protocol                         June 2002\n\n\n",
-            );
+            s.push_str("\nRFC 9999            Test Protocol                         June 2002\n\n\n");
         }
         s.push_str(body);
-        s.push_str(&format!("\n\n\n\nAuthor                      Standards Track                    [Page {n}]\n\x0c"));
+        s.push_str(&format!(
+            "\n\n\n\nAuthor                      Standards Track                    [Page {n}]\n\x0c"
+        ));
         s
     }
 
     #[test]
     fn page_furniture_is_removed_and_paragraphs_joined() {
         let src = [
-            rfc_page(
-                1,
-                "1.  Intro\n\n   A paragraph that runs over the\n   page break and",
-            ),
-            rfc_page(
-                2,
-                "   continues here.  It ends on this page.\n\n   Another paragraph ends here.",
-            ),
+            rfc_page(1, "1.  Intro\n\n   A paragraph that runs over the\n   page break and"),
+            rfc_page(2, "   continues here.  It ends on this page.\n\n   Another paragraph ends here."),
             rfc_page(3, "   New paragraph on page three.\n\n2.  Next\n\n   Text"),
             rfc_page(4, "3.  Heading at page top\n\n   Text."),
         ]
         .concat();
         let p = read(&src);
         check_invariants(&p);
-        assert!(
-            !p.text.contains("[Page") && !p.text.contains('\x0c') && !p.text.contains("RFC 9999")
-        );
-        assert!(
-            p.text.contains("page break and\n   continues here."),
-            "{}",
-            p.text
-        );
-        assert!(
-            p.text.contains("ends here.\n\n   New paragraph"),
-            "{}",
-            p.text
-        );
-        assert!(
-            p.text.contains("   Text\n\n3.  Heading at page top"),
-            "{}",
-            p.text
-        );
+        assert!(!p.text.contains("[Page") && !p.text.contains('\x0c') && !p.text.contains("RFC 9999"));
+        assert!(p.text.contains("page break and\n   continues here."), "{}", p.text);
+        assert!(p.text.contains("ends here.\n\n   New paragraph"), "{}", p.text);
+        assert!(p.text.contains("   Text\n\n3.  Heading at page top"), "{}", p.text);
         assert_eq!(p.page_breaks.len(), 3);
         assert!(p.text[p.page_breaks[0]..].starts_with("   continues here."));
         assert!(p.text[p.page_breaks[2]..].starts_with("3.  Heading"));
         assert!(p.page_labels.is_empty());
-        assert_eq!(
-            titles(&p),
-            ["1. Intro", "2. Next", "3. Heading at page top"]
-        );
-        let para = p
-            .blocks
-            .iter()
-            .find(|b| b.span.slice(&p.text).starts_with("   A paragraph"))
-            .unwrap();
+        assert_eq!(titles(&p), ["1. Intro", "2. Next", "3. Heading at page top"]);
+        let para = p.blocks.iter().find(|b| b.span.slice(&p.text).starts_with("   A paragraph")).unwrap();
         assert!(para.span.slice(&p.text).ends_with("It ends on this page."));
     }
 

@@ -26,10 +26,7 @@ pub(super) fn check_invariants(p: &Parsed) {
     let len = p.text.len();
     let mut last = 0;
     for b in &p.blocks {
-        assert!(
-            b.span.start >= last && b.span.start <= b.span.end && b.span.end <= len,
-            "{b:?}"
-        );
+        assert!(b.span.start >= last && b.span.start <= b.span.end && b.span.end <= len, "{b:?}");
         assert!(p.text.is_char_boundary(b.span.start) && p.text.is_char_boundary(b.span.end));
         last = b.span.end;
     }
@@ -51,10 +48,7 @@ pub(super) fn check_invariants(p: &Parsed) {
 #[test]
 fn empty_and_odd_inputs() {
     assert_eq!(TextReader.read(b"").unwrap_err(), ReadError::Empty);
-    assert_eq!(
-        TextReader.read(b"\x0c\x0c\n").unwrap_err(),
-        ReadError::Empty
-    );
+    assert_eq!(TextReader.read(b"\x0c\x0c\n").unwrap_err(), ReadError::Empty);
     for s in [
         "x",
         "\x0cx",
@@ -86,10 +80,7 @@ proptest::proptest! {
 
 // ---- corpus -------------------------------------------------------------------------
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/data/corpus/txt/"
-);
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/corpus/txt/");
 
 fn corpus(name: &str) -> Option<(Parsed, f64)> {
     let path = format!("{CORPUS}{name}");
@@ -136,57 +127,26 @@ fn corpus_rfc3261() {
     let Some((p, _)) = corpus("rfc3261-sip.txt") else {
         return;
     };
-    assert_eq!(
-        p.title.as_deref(),
-        Some("RFC 3261: SIP: Session Initiation Protocol")
-    );
+    assert_eq!(p.title.as_deref(), Some("RFC 3261: SIP: Session Initiation Protocol"));
     assert!(!p.text.contains("[Page") && !p.text.contains('\x0c'));
     assert_eq!(p.page_breaks.len() + 1, 269);
-    assert!(
-        p.page_labels.is_empty(),
-        "printed page numbers equal physical ones"
-    );
+    assert!(p.page_labels.is_empty(), "printed page numbers equal physical ones");
     let (d, _) = depths(&p);
     eprintln!("rfc3261 depths {d:?}");
     assert!(d.iter().sum::<usize>() >= 300);
-    let accept = p
-        .headings
-        .iter()
-        .find(|h| h.title == "20.1 Accept")
-        .expect("20.1 Accept");
+    let accept = p.headings.iter().find(|h| h.title == "20.1 Accept").expect("20.1 Accept");
     assert_eq!((accept.level, number(accept)), (2, "20.1"));
     assert_eq!(accept.span.slice(&p.text), "20.1 Accept");
-    for t in [
-        "Abstract",
-        "Table of Contents",
-        "Status of this Memo",
-        "Full Copyright Statement",
-    ] {
-        let h = p
-            .headings
-            .iter()
-            .find(|h| h.title == t)
-            .unwrap_or_else(|| panic!("{t}"));
+    for t in ["Abstract", "Table of Contents", "Status of this Memo", "Full Copyright Statement"] {
+        let h = p.headings.iter().find(|h| h.title == t).unwrap_or_else(|| panic!("{t}"));
         assert_eq!(h.level, 1);
     }
-    let unnumbered: Vec<_> = p
-        .headings
-        .iter()
-        .filter(|h| h.number.is_none())
-        .map(|h| &h.title)
-        .collect();
+    let unnumbered: Vec<_> = p.headings.iter().filter(|h| h.number.is_none()).map(|h| &h.title).collect();
     eprintln!("rfc3261 unnumbered: {unnumbered:?}");
     assert!(unnumbered.len() <= 12, "{unnumbered:?}");
     // Section 9.1 starts on page 53 (per the table of contents).
-    let h = p
-        .headings
-        .iter()
-        .find(|h| h.title.starts_with("9.1 "))
-        .unwrap();
-    assert_eq!(
-        p.page_breaks.partition_point(|&b| b <= h.span.start) + 1,
-        53
-    );
+    let h = p.headings.iter().find(|h| h.title.starts_with("9.1 ")).unwrap();
+    assert_eq!(p.page_breaks.partition_point(|&b| b <= h.span.start) + 1, 53);
 }
 
 #[test]
@@ -194,31 +154,17 @@ fn corpus_rfc7231() {
     let Some((p, _)) = corpus("rfc7231-http11-semantics.txt") else {
         return;
     };
-    assert!(p
-        .title
-        .as_deref()
-        .unwrap()
-        .starts_with("RFC 7231: Hypertext Transfer Protocol (HTTP/1.1)"));
+    assert!(p.title.as_deref().unwrap().starts_with("RFC 7231: Hypertext Transfer Protocol (HTTP/1.1)"));
     assert!(!p.text.contains("[Page") && !p.text.contains('\x0c'));
     assert_eq!(p.page_breaks.len() + 1, 101);
     let (d, appendix) = depths(&p);
     eprintln!("rfc7231 depths {d:?}, appendix {appendix}");
     assert!((137..=143).contains(&d.iter().sum::<usize>()));
     assert_eq!(appendix, 10);
-    let h = p
-        .headings
-        .iter()
-        .find(|h| h.span.slice(&p.text) == "6.5.1.  400 Bad Request")
-        .unwrap();
-    assert_eq!(
-        (number(h), h.level, h.title.as_str()),
-        ("6.5.1", 3, "6.5.1. 400 Bad Request")
-    );
+    let h = p.headings.iter().find(|h| h.span.slice(&p.text) == "6.5.1.  400 Bad Request").unwrap();
+    assert_eq!((number(h), h.level, h.title.as_str()), ("6.5.1", 3, "6.5.1. 400 Bad Request"));
     // Section 6.5.1 is on page 58 (per the table of contents).
-    assert_eq!(
-        p.page_breaks.partition_point(|&b| b <= h.span.start) + 1,
-        58
-    );
+    assert_eq!(p.page_breaks.partition_point(|&b| b <= h.span.start) + 1, 58);
 }
 
 #[test]
@@ -226,10 +172,7 @@ fn corpus_rfc9000() {
     let Some((p, _)) = corpus("rfc9000-quic-unpaginated.txt") else {
         return;
     };
-    assert_eq!(
-        p.title.as_deref(),
-        Some("RFC 9000: QUIC: A UDP-Based Multiplexed and Secure Transport")
-    );
+    assert_eq!(p.title.as_deref(), Some("RFC 9000: QUIC: A UDP-Based Multiplexed and Secure Transport"));
     assert!(p.page_breaks.is_empty());
     let (d, appendix) = depths(&p);
     eprintln!("rfc9000 depths {d:?}, appendix {appendix}");
@@ -240,22 +183,15 @@ fn corpus_rfc9000() {
 /// `headings_sections` in MANIFEST.tsv, e.g. `313 numbered section headings (depth1:29 …)`.
 #[test]
 fn corpus_matches_manifest() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/corpus/MANIFEST.tsv"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/corpus/MANIFEST.tsv");
     let Ok(manifest) = std::fs::read_to_string(path) else {
         eprintln!("skipping: {path} not found");
         return;
     };
     let mut lines = manifest.lines();
     let header: Vec<_> = lines.next().unwrap_or("").split('\t').collect();
-    let col = header
-        .iter()
-        .position(|h| *h == "headings_sections")
-        .expect("headings_sections column");
-    let count =
-        Regex::new(r"^(\d+) numbered section headings.*?(?:, (\d+) appendix headings)?$").unwrap();
+    let col = header.iter().position(|h| *h == "headings_sections").expect("headings_sections column");
+    let count = Regex::new(r"^(\d+) numbered section headings.*?(?:, (\d+) appendix headings)?$").unwrap();
     let depth = Regex::new(r"depth(\d+):(\d+)").unwrap();
     for row in lines {
         let fields: Vec<_> = row.split('\t').collect();
@@ -272,22 +208,13 @@ fn corpus_matches_manifest() {
         let (got, appendix) = depths(&p);
         let want: usize = c[1].parse().unwrap();
         let total: usize = got.iter().sum();
-        assert!(
-            total.abs_diff(want) <= 3,
-            "{name}: {total} numbered, manifest {want}"
-        );
+        assert!(total.abs_diff(want) <= 3, "{name}: {total} numbered, manifest {want}");
         let want_app: usize = c.get(2).map_or(0, |m| m.as_str().parse().unwrap());
-        assert!(
-            appendix.abs_diff(want_app) <= 3,
-            "{name}: {appendix} appendix, manifest {want_app}"
-        );
+        assert!(appendix.abs_diff(want_app) <= 3, "{name}: {appendix} appendix, manifest {want_app}");
         for d in depth.captures_iter(cell) {
             let (level, n): (usize, usize) = (d[1].parse().unwrap(), d[2].parse().unwrap());
             let have = got.get(level - 1).copied().unwrap_or(0);
-            assert!(
-                have.abs_diff(n) <= 3,
-                "{name}: depth {level}: {have}, manifest {n}"
-            );
+            assert!(have.abs_diff(n) <= 3, "{name}: depth {level}: {have}, manifest {n}");
         }
     }
 }
@@ -319,10 +246,7 @@ fn large_input_is_linear() {
     let degenerate: [(&str, Vec<u8>); 4] = [
         ("one line", vec![b'x'; 60_000_000]),
         ("form feeds", b"a\x0c".repeat(20_000_000)),
-        (
-            "newlines",
-            [vec![b'\n'; 60_000_000], b"x".to_vec()].concat(),
-        ),
+        ("newlines", [vec![b'\n'; 60_000_000], b"x".to_vec()].concat()),
         ("heading lines", b"1 A\n\n".repeat(10_000_000)),
     ];
     for (name, bytes) in degenerate {

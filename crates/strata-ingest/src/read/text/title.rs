@@ -6,8 +6,7 @@ use regex::Regex;
 
 use super::line::{indent, is_blank, line_at, squash};
 
-static RFC_NUMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"Request for Comments:\s*(\d+)").unwrap());
+static RFC_NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"Request for Comments:\s*(\d+)").unwrap());
 
 /// `RFC 3261: SIP: Session Initiation Protocol` for RFCs, else the first line when short.
 pub(super) fn title(text: &str) -> Option<String> {
@@ -64,9 +63,6 @@ mod tests {
             "Abstract\n\n   Text.\n",
         ));
         assert_eq!(p.title.as_deref(), Some("RFC 1234: FOO: A Test Protocol"));
-        assert_eq!(
-            read("\n\n  My   Report \n\nBody.\n").title.as_deref(),
-            Some("My Report")
-        );
+        assert_eq!(read("\n\n  My   Report \n\nBody.\n").title.as_deref(), Some("My Report"));
     }
 }
