@@ -74,7 +74,11 @@ pub fn exact(
             }
         }
     }
-    for hit in store.exact_terms(&plan.terms, filter, limit)? {
+    // Chunks that define a term score alike on the exact leg; the one the keyword leg ranks
+    // higher (the definitions section over a passing "X includes") comes first.
+    let mut defining = store.exact_terms(&plan.terms, filter, limit)?;
+    defining.sort_by_key(|h| keyword_rank.get(&h.chunk).copied().unwrap_or(usize::MAX));
+    for hit in defining {
         if seen.insert(hit.chunk.clone()) {
             out.push(hit);
         }
