@@ -58,8 +58,14 @@ pub struct Summary {
 pub fn collect(inputs: &[String]) -> (Vec<PathBuf>, Vec<FileOutcome>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    let supported =
-        |p: &Path| p.extension().and_then(|e| e.to_str()).and_then(Format::from_extension).is_some();
+    // Folders contribute only the formats this build reads; a file named explicitly is
+    // always tried, so that an unsupported one gets a per-file error.
+    let supported = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .and_then(Format::from_extension)
+            .is_some_and(|f| strata_ingest::read::reader_for(f).is_some())
+    };
     for input in inputs {
         let path = Path::new(input);
         if path.is_dir() {
@@ -91,7 +97,9 @@ pub fn collect(inputs: &[String]) -> (Vec<PathBuf>, Vec<FileOutcome>) {
             problems.push(failed(input, "no such file or folder".into()));
         }
     }
-    files.dedup();
+    // The same file named twice (`dir dir/a.md`) is ingested once.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
     (files, problems)
 }
 
@@ -112,8 +120,12 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
     let wanted = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
     std::fs::create_dir_all(index).with_context(|| format!("creating index folder {}", index.display()))?;
     let mut store = EmbeddedStore::open_or_create(index, wanted)?;
+    let stored = store.documents()?;
     let known: HashMap<DocId, String> =
-        store.documents()?.into_iter().map(|d| (d.id, d.content_hash)).collect();
+        stored.iter().map(|d| (d.id.clone(), d.content_hash.clone())).collect();
+    // Which source path owns each id, committed or written in this run: a second path with
+    // the same id is refused rather than allowed to replace the first.
+    let mut owners: HashMap<DocId, String> = stored.into_iter().map(|d| (d.id, d.path)).collect();
 
     let (files, mut outcomes) = collect(inputs);
     let bar = if progress {
@@ -155,7 +167,7 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
                         if !force && known.get(&id) == Some(&source.content_hash) {
                             Work::Unchanged(path.clone(), id)
                         } else {
-                            match pipeline.read_bytes(source, &bytes).map(|d| pipeline.process(d)) {
+                            match pipeline.read_bytes(source, &bytes).and_then(|d| pipeline.try_process(d)) {
                                 Ok(ing) => Work::Done(path.clone(), Box::new(ing)),
                                 Err(e) => Work::Failed(path.clone(), e.to_string()),
                             }
@@ -172,7 +184,26 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
             match work {
                 Work::Done(path, ing) => {
                     bar.set_message(path.display().to_string());
-                    store.put(&ing)?;
+                    let id = ing.document.id.clone();
+                    let source = ing.document.source.path.clone();
+                    if let Some(owner) = owners.get(&id).filter(|o| **o != source) {
+                        summary.failed += 1;
+                        let msg = format!(
+                            "{}: its document id {id} is already used by {owner}; rename one of the files",
+                            path.display()
+                        );
+                        outcomes.push(failed(&path.display().to_string(), msg));
+                        bar.inc(1);
+                        continue;
+                    }
+                    if let Err(e) = store.put(&ing) {
+                        summary.failed += 1;
+                        outcomes
+                            .push(failed(&path.display().to_string(), format!("{}: {e}", path.display())));
+                        bar.inc(1);
+                        continue;
+                    }
+                    owners.insert(id, source);
                     written += 1;
                     since_commit += 1;
                     summary.ingested += 1;
@@ -201,7 +232,6 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
                 }
                 Work::Failed(path, msg) => {
                     summary.failed += 1;
-                    bar.println(format!("error: {msg}"));
                     outcomes.push(failed(&path.display().to_string(), msg));
                 }
             }

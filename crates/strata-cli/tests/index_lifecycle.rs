@@ -111,3 +111,34 @@ fn kill_9_mid_ingest_leaves_the_last_commit_readable() {
     assert_eq!(summary["failed"], 0);
     assert_eq!(json(&index, &["docs"]).as_array().unwrap().len(), n);
 }
+
+/// Regression: `strata ingest dir dir/a.md` named one file twice and ingested it twice.
+#[test]
+fn regression_same_file_named_twice_is_ingested_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    fs::create_dir(&docs).unwrap();
+    fs::write(docs.join("a.md"), "# A\n\ntext\n").unwrap();
+    fs::write(docs.join("skipped.pdf"), "%PDF-1.7").unwrap();
+    let index = dir.path().join("index");
+    let a = docs.join("a.md");
+    let summary = json(&index, &["ingest", docs.to_str().unwrap(), a.to_str().unwrap()]);
+    assert_eq!(summary["files"], 1, "{summary:#}");
+    assert_eq!(summary["ingested"], 1);
+}
+
+/// Two files with the same name in different folders get different ids and both stay.
+#[test]
+fn same_file_name_in_two_folders_keeps_both() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["one", "two"] {
+        fs::create_dir(dir.path().join(sub)).unwrap();
+        fs::write(dir.path().join(sub).join("README.md"), format!("# {sub}\n\ntext {sub}\n")).unwrap();
+    }
+    let index = dir.path().join("index");
+    json(
+        &index,
+        &["ingest", dir.path().join("one").to_str().unwrap(), dir.path().join("two").to_str().unwrap()],
+    );
+    assert_eq!(json(&index, &["docs"]).as_array().unwrap().len(), 2);
+}

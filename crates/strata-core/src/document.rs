@@ -13,8 +13,9 @@ use crate::{PageRange, Span, Tree};
 pub struct DocId(pub String);
 
 impl DocId {
-    /// Builds the id of a source: a slug of the file stem followed by four hex digits of a
+    /// Builds the id of a source: a slug of the file stem followed by eight hex digits of a
     /// hash of the canonical path, so that two `README.md` files get distinct, stable ids.
+    /// (Ingest still refuses a file whose id is taken by another path, however unlikely.)
     pub fn from_source(canonical_path: &str) -> DocId {
         let stem = canonical_path.rsplit(['/', '\\']).next().unwrap_or(canonical_path);
         let stem = stem.rsplit_once('.').map(|(s, _)| s).unwrap_or(stem);
@@ -30,7 +31,7 @@ impl DocId {
         let slug = if slug.is_empty() { "doc" } else { slug };
         let slug: String = slug.chars().take(48).collect();
         let hash = fnv1a(canonical_path.as_bytes());
-        DocId(format!("{slug}-{:04x}", hash & 0xffff))
+        DocId(format!("{slug}-{:08x}", (hash ^ (hash >> 32)) & 0xffff_ffff))
     }
 
     /// The id as a string.

@@ -125,7 +125,10 @@ impl Chunker {
         }
         let starts: Vec<usize> =
             self.tokenizer.token_starts(section).into_iter().map(|s| s + span.start).collect();
-        let count = |a: usize, b: usize| lower(&starts, b) - lower(&starts, a);
+        // Tokens overlapping `a..b`: from the token that holds `a` (a piece that starts at a
+        // word often starts inside a token that carries the space before it) to the last
+        // token starting before `b`.
+        let count = |a: usize, b: usize| lower(&starts, b).saturating_sub(holding(&starts, a));
         if starts.len() <= self.max_tokens {
             return vec![Piece { span, overlap_start: span.start, tokens: starts.len() }];
         }
@@ -138,7 +141,7 @@ impl Chunker {
         let mut pieces = Vec::new();
         let mut p = span.start;
         while p < span.end {
-            let idx = lower(&starts, p);
+            let idx = holding(&starts, p);
             let mut end = if starts.len() - idx <= self.max_tokens {
                 span.end
             } else {
@@ -214,7 +217,7 @@ impl Chunker {
         section_start: usize,
         p: usize,
     ) -> usize {
-        let idx = lower(starts, p);
+        let idx = holding(starts, p);
         let first = lower(starts, section_start);
         let from = ceil_boundary(text, starts[idx.saturating_sub(self.overlap).max(first)]).min(p);
         let i = b.sentences.partition_point(|&s| s < from);
@@ -299,6 +302,11 @@ fn ceil_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
+/// Index of the token that holds byte `at`: the last token starting at or before it.
+fn holding(starts: &[usize], at: usize) -> usize {
+    starts.partition_point(|&s| s <= at).saturating_sub(1)
+}
+
 /// Index of the first offset `>= at`.
 fn lower(starts: &[usize], at: usize) -> usize {
     starts.partition_point(|&s| s < at)
@@ -378,6 +386,19 @@ mod tests {
         let joined: String = p.iter().map(|x| x.span.slice(&text)).collect();
         assert_eq!(joined, text);
         assert!(p.iter().all(|x| text.is_char_boundary(x.overlap_start)));
+    }
+
+    /// Regression: cl100k tokens carry the space before a word, so a piece that starts at a
+    /// word starts inside a token; that token must be counted, or pieces get one token over.
+    #[test]
+    fn regression_piece_starting_inside_a_token_is_counted() {
+        let text = "alpha beta gamma delta ".repeat(300);
+        let c = chunker(16, 0);
+        let tok = Cl100k::new().unwrap();
+        for x in pieces(&c, &text) {
+            assert!(x.tokens <= 16, "{x:?}");
+            assert!(tok.count(x.span.slice(&text)) <= 16, "{:?}", x.span.slice(&text));
+        }
     }
 
     #[test]

@@ -142,12 +142,18 @@ impl Pipeline {
         Ingested { document, chunks, definitions, references }
     }
 
-    /// Reads and processes one file. Any failure, a panic included, is a per-file error.
-    pub fn ingest_file(&self, path: &Path) -> Result<Ingested> {
-        let document = self.read_file(path)?;
+    /// Chunks and enriches a document; a panic in either stage is a per-file error instead of
+    /// the end of the whole ingest.
+    pub fn try_process(&self, document: Document) -> Result<Ingested> {
+        let path = document.source.path.clone();
         catch_unwind(AssertUnwindSafe(|| self.process(document))).map_err(|_| {
             Error::read(path, "chunking or enrichment crashed on this file (a strata bug; please report it)")
         })
+    }
+
+    /// Reads and processes one file. Any failure, a panic included, is a per-file error.
+    pub fn ingest_file(&self, path: &Path) -> Result<Ingested> {
+        self.try_process(self.read_file(path)?)
     }
 }
 

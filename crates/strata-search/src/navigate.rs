@@ -27,10 +27,15 @@ pub fn resolve_doc(store: &dyn StoreRead, doc: &str) -> Result<DocId> {
 
 /// Parses `DOC#NODE` (NODE an id like `0042`, or a section number like `102` or `4.2.1`).
 pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocument, NodeId)> {
-    let (doc, node) = target.split_once('#').unwrap_or((target, "0"));
+    let (doc, node) = match target.split_once('#') {
+        Some((doc, node)) => (doc, Some(node)),
+        None => (target, None),
+    };
     let id = resolve_doc(store, doc)?;
     let stored =
         store.document(&id)?.ok_or_else(|| Error::user(format!("document {id} is not in the index")))?;
+    // `DOC` alone is the whole document.
+    let Some(node) = node else { return Ok((stored, NodeId::ROOT)) };
     let tree = &stored.document.tree;
     let found = if node.chars().all(|c| c.is_ascii_digit()) && node.len() == 4 {
         NodeId::parse(node).filter(|n| tree.get(*n).is_some())

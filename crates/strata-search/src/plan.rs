@@ -47,7 +47,7 @@ static SECTION_LETTER: LazyLock<Regex> = LazyLock::new(|| {
 
 static UNIT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)\b({})\s+([ivxlcdm]+|\d+[a-z]?(?:\.\d+)*|[a-z](?:\.\d+)*)\b",
+        r"(?i)\b({})\s+((?-i:[IVXLCDM]+)|[ivxlcdm]{{1,4}}|\d+[a-z]?(?:\.\d+)*|[a-z](?:\.\d+)*)\b",
         number::UNITS.join("|")
     ))
     .unwrap()
@@ -58,7 +58,15 @@ static BARE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*((?:\d+|[a-z])(?:\.\d+)+\.?|\d+[a-z]?(?:\s?\([a-z0-9]{1,5}\))+)\s*$").unwrap()
 });
 
-static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"["“]([^"”]{2,200})["”]"#).unwrap());
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"["“]([^"”]{2,1000})["”]"#).unwrap());
+
+/// True for a well-formed Roman numeral (case-insensitive), e.g. `iv`, `XLII`; not `mid`.
+fn is_roman(s: &str) -> bool {
+    static ROMAN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$").unwrap()
+    });
+    !s.is_empty() && ROMAN.is_match(s)
+}
 
 impl Plan {
     /// Reads a query. `defined_terms` are the normalized terms of the index.
@@ -78,6 +86,12 @@ impl Plan {
         }
         for c in UNIT.captures_iter(query) {
             let unit = c[1].to_ascii_lowercase();
+            // Lowercase letters count as a numeral only when they form one ("article iv"),
+            // so that "part civil procedure" or "part mid" names no part.
+            let n = &c[2];
+            if n.len() > 1 && n.chars().all(|ch| "ivxlcdm".contains(ch)) && !is_roman(n) {
+                continue;
+            }
             // "title 35" in "35 U.S.C." style text is a unit too; keep it.
             push(&c[0], format!("{unit} {}", number::normalize(&c[2])));
         }
@@ -163,6 +177,9 @@ mod tests {
     #[test]
     fn units_and_dotted_numbers() {
         assert_eq!(keys("Article V"), ["article v"]);
+        assert_eq!(keys("article iv"), ["article iv"]);
+        assert!(keys("part civil procedure").is_empty());
+        assert!(keys("part mid-term review").is_empty());
         assert_eq!(keys("4.2.1"), ["4.2.1"]);
         assert_eq!(keys("see section 4.2 of the spec"), ["4.2"]);
         assert_eq!(keys("section C.4.2"), ["c.4.2"]);

@@ -36,9 +36,20 @@ impl Reader for MarkdownReader {
             .get("title")
             .and_then(|v| v.as_str())
             .map(str::to_string)
-            .or_else(|| parsed.headings.iter().find(|h| h.level == 1).map(|h| h.title.clone()));
+            .or_else(|| document_title(&parsed.headings));
         Ok(parsed)
     }
+}
+
+/// The first heading at the document's shallowest level that is not a table of contents
+/// ("Contents" at the top of a guide names nothing).
+fn document_title(headings: &[HeadingMark]) -> Option<String> {
+    let top = headings.iter().map(|h| h.level).min()?;
+    headings
+        .iter()
+        .filter(|h| h.level == top)
+        .find(|h| !matches!(h.title.to_ascii_lowercase().as_str(), "contents" | "table of contents" | "toc"))
+        .map(|h| h.title.clone())
 }
 
 /// Splits YAML (`---`) or TOML (`+++`) front matter from the body.
@@ -257,6 +268,12 @@ mod tests {
         let p = read("| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two\n");
         let kinds: Vec<_> = p.blocks.iter().map(|b| b.kind).collect();
         assert_eq!(kinds, [BlockKind::Table, BlockKind::ListItem, BlockKind::ListItem]);
+    }
+
+    #[test]
+    fn title_is_the_first_top_heading_that_is_not_a_toc() {
+        assert_eq!(read("## Contents\n\n## Guide\n\n### x\n").title.as_deref(), Some("Guide"));
+        assert_eq!(read("## Pattern Syntax\n\n### Literals\n").title.as_deref(), Some("Pattern Syntax"));
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub enum ReadError {
     #[error("the file is empty; nothing to index")]
     Empty,
     /// Looks like a binary file.
-    #[error("the file looks binary ({0}); only Markdown, HTML, text, PDF and DOCX are read")]
+    #[error("the file looks binary ({0}); this build reads Markdown, HTML and plain text")]
     Binary(String),
     /// Larger than `ingest.max_file_bytes`.
     #[error("the file is {size} bytes, over ingest.max_file_bytes = {limit}; raise that limit in strata.toml or split the file")]
@@ -75,7 +75,9 @@ pub enum ReadError {
     #[error("{0}")]
     Malformed(String),
     /// The extension is not one strata reads.
-    #[error("unsupported file type {0:?}; strata reads .md, .html, .htm, .txt, .pdf and .docx")]
+    #[error(
+        "unsupported file type {0:?}; this build reads .md, .markdown, .html, .htm, .xhtml, .txt and .text"
+    )]
     Unsupported(String),
 }
 
