@@ -143,6 +143,16 @@ pub struct CitedDefinition {
 pub fn define(store: &dyn StoreRead, term: &str) -> Result<Vec<CitedDefinition>> {
     let normalized = strata_core::normalize_term(term);
     let mut defs = store.definitions(&normalized)?;
+    // "inventions" finds "invention" when only the singular is defined.
+    if defs.is_empty() && normalized.len() > 3 {
+        if let Some(singular) = normalized
+            .strip_suffix("ies")
+            .map(|s| format!("{s}y"))
+            .or_else(|| normalized.strip_suffix('s').filter(|s| !s.ends_with('s')).map(str::to_string))
+        {
+            defs = store.definitions(&singular)?;
+        }
+    }
     defs.sort_by(|a, b| a.doc.cmp(&b.doc).then(a.span.start.cmp(&b.span.start)));
     let mut out = Vec::new();
     let mut cache: Option<StoredDocument> = None;

@@ -58,6 +58,12 @@ static BARE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*((?:\d+|[a-z])(?:\.\d+)+\.?|\d+[a-z]?(?:\s?\([a-z0-9]{1,5}\))+)\s*$").unwrap()
 });
 
+static USC: LazyLock<Regex> = LazyLock::new(|| {
+    // `35 U.S.C. 102(b)`, `35 USC § 102`
+    Regex::new(r"(?i)\b\d+\s+U\.?\s?S\.?\s?C\.?\s*(?:§+\s*)?(\d+[a-z]{0,2}(?:\s?\([a-z0-9]{1,5}\))*)")
+        .unwrap()
+});
+
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"["“]([^"”]{2,1000})["”]"#).unwrap());
 
 /// True for a well-formed Roman numeral (case-insensitive), e.g. `iv`, `XLII`; not `mid`.
@@ -78,6 +84,9 @@ impl Plan {
             }
         };
         for c in SECTION.captures_iter(query) {
+            push(&c[0], number::normalize(&c[1]));
+        }
+        for c in USC.captures_iter(query) {
             push(&c[0], number::normalize(&c[1]));
         }
         for c in SECTION_LETTER.captures_iter(query) {
@@ -176,6 +185,8 @@ mod tests {
 
     #[test]
     fn units_and_dotted_numbers() {
+        assert_eq!(keys("35 U.S.C. 102(b)"), ["102(b)"]);
+        assert_eq!(keys("35 USC § 271"), ["271"]);
         assert_eq!(keys("Article V"), ["article v"]);
         assert_eq!(keys("article iv"), ["article iv"]);
         assert!(keys("part civil procedure").is_empty());
