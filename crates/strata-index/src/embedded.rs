@@ -256,19 +256,12 @@ impl StoreRead for EmbeddedStore {
         let mut out = Vec::new();
         for (_, d) in self.all(&q)? {
             let meta: DocMeta = self.payload(&d)?;
-            let doc = meta.document;
-            out.push(DocSummary {
-                id: doc.id.clone(),
-                title: doc.title.clone(),
-                path: doc.source.path.clone(),
-                format: doc.source.format,
-                content_hash: doc.source.content_hash.clone(),
-                pages: doc.pages.len(),
-                nodes: doc.tree.len(),
-                chunks: meta.chunks,
-                definitions: meta.definitions.len(),
-                references: meta.references.len(),
-            });
+            out.push(DocSummary::of(
+                &meta.document,
+                meta.chunks,
+                meta.definitions.len(),
+                meta.references.len(),
+            ));
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
@@ -500,9 +493,7 @@ impl StoreWrite for EmbeddedStore {
 impl EmbeddedStore {
     fn chunk_doc(&self, doc: &Document, chunk: &Chunk) -> Result<TantivyDocument> {
         let f = self.f;
-        let node = doc.tree.get(chunk.node);
-        let number = node.and_then(|n| n.number.as_ref()).map(|n| n.key());
-        let own = chunk.span.slice(&doc.text);
+        let stored = StoredChunk::of(doc, chunk);
         let indexed = chunk.indexed_span().slice(&doc.text);
         let mut d = TantivyDocument::default();
         d.add_text(f.kind, KIND_CHUNK);
@@ -518,19 +509,12 @@ impl EmbeddedStore {
         d.add_text(f.heading, chunk.heading_path.join(" > "));
         d.add_text(f.title, &doc.title);
         d.add_text(f.exact_text, indexed);
-        if let Some(key) = &number {
+        if let Some(key) = &stored.number {
             d.add_text(f.numbers, key);
         }
         for term in &chunk.defines {
             d.add_text(f.terms, term);
         }
-        let stored = StoredChunk {
-            chunk: chunk.clone(),
-            text: own.to_string(),
-            doc_title: doc.title.clone(),
-            source_path: doc.source.path.clone(),
-            number,
-        };
         d.add_bytes(f.payload, &Self::json(&stored)?);
         Ok(d)
     }

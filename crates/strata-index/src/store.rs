@@ -37,6 +37,24 @@ pub struct DocSummary {
     pub references: usize,
 }
 
+impl DocSummary {
+    /// The summary of a document and the counts of what ingest found in it.
+    pub fn of(doc: &Document, chunks: usize, definitions: usize, references: usize) -> DocSummary {
+        DocSummary {
+            id: doc.id.clone(),
+            title: doc.title.clone(),
+            path: doc.source.path.clone(),
+            format: doc.source.format,
+            content_hash: doc.source.content_hash.clone(),
+            pages: doc.pages.len(),
+            nodes: doc.tree.len(),
+            chunks,
+            definitions,
+            references,
+        }
+    }
+}
+
 /// A stored document without its chunks: text, tree, definitions and references.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StoredDocument {
@@ -64,6 +82,20 @@ pub struct StoredChunk {
     /// Normalized section-number key of its node, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number: Option<String>,
+}
+
+impl StoredChunk {
+    /// What a store keeps for `chunk` of `doc`: its own text, the citation data of its
+    /// document, and the number key of its section.
+    pub fn of(doc: &Document, chunk: &Chunk) -> StoredChunk {
+        StoredChunk {
+            chunk: chunk.clone(),
+            text: chunk.span.slice(&doc.text).to_string(),
+            doc_title: doc.title.clone(),
+            source_path: doc.source.path.clone(),
+            number: doc.tree.get(chunk.node).and_then(|n| n.number.as_ref()).map(|n| n.key()),
+        }
+    }
 }
 
 /// Restricts a leg to part of the index.

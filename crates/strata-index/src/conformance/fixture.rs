@@ -364,31 +364,12 @@ pub fn gadget_rules(id: &str) -> DocumentRecord {
 
 /// The [`StoredChunk`] a store must return for `chunk` of `record`.
 pub fn stored_chunk(record: &DocumentRecord, chunk: &Chunk) -> StoredChunk {
-    let doc = &record.document;
-    StoredChunk {
-        chunk: chunk.clone(),
-        text: chunk.span.slice(&doc.text).to_string(),
-        doc_title: doc.title.clone(),
-        source_path: doc.source.path.clone(),
-        number: doc.tree.get(chunk.node).and_then(|n| n.number.as_ref()).map(|n| n.key()),
-    }
+    StoredChunk::of(&record.document, chunk)
 }
 
 /// The [`DocSummary`] a store must list for `record`.
 pub fn doc_summary(record: &DocumentRecord) -> DocSummary {
-    let doc = &record.document;
-    DocSummary {
-        id: doc.id.clone(),
-        title: doc.title.clone(),
-        path: doc.source.path.clone(),
-        format: doc.source.format,
-        content_hash: doc.source.content_hash.clone(),
-        pages: doc.pages.len(),
-        nodes: doc.tree.len(),
-        chunks: record.chunks.len(),
-        definitions: record.definitions.len(),
-        references: record.references.len(),
-    }
+    DocSummary::of(&record.document, record.chunks.len(), record.definitions.len(), record.references.len())
 }
 
 /// Ids of the chunks of `record` that satisfy `keep`, in ordinal order.
