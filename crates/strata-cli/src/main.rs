@@ -53,8 +53,13 @@ fn real_main() -> ExitCode {
     }
 }
 
-fn print_json<T: Serialize>(value: &T) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+/// Prints `value` as JSON with `--json`, else renders it for people.
+fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T)) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(value)?);
+    } else {
+        human(value);
+    }
     Ok(())
 }
 
@@ -64,11 +69,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Ingest { paths, force, quiet } => {
             let progress = !quiet && !cli.json && std::io::stderr().is_terminal();
             let summary = ingest::run(&config, &cli.index, &paths, force, progress)?;
-            if cli.json {
-                print_json(&summary)?;
-            } else {
-                render::ingest(&summary);
-            }
+            emit(cli.json, &summary, render::ingest)?;
             let nothing = summary.ingested == 0 && summary.unchanged == 0;
             Ok(if nothing { ExitCode::FAILURE } else { ExitCode::SUCCESS })
         }
@@ -94,11 +95,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let searcher = Searcher::new(&store, config.search.clone())?;
             let response = searcher.search(&SearchRequest { query, mode, k, filter })?;
-            if cli.json {
-                print_json(&response)?;
-            } else {
-                render::search(&response);
-            }
+            emit(cli.json, &response, render::search)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Tree { doc } => {
@@ -106,70 +103,52 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let id = navigate::resolve_doc(&store, &doc)?;
             let stored = store.document(&id)?.context("document vanished")?;
             let outline = navigate::outline(&stored);
-            if cli.json {
-                print_json(&outline)?;
-            } else {
-                render::tree(&outline);
-            }
+            emit(cli.json, &outline, render::tree)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Show { target } => {
             let store = EmbeddedStore::open(&cli.index)?;
             let (stored, node) = navigate::resolve_node(&store, &target)?;
             let section = navigate::section(&stored, node);
-            if cli.json {
-                print_json(&section)?;
-            } else {
-                render::section(&section);
-            }
+            emit(cli.json, &section, render::section)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Define { term } => {
             let store = EmbeddedStore::open(&cli.index)?;
             let defs = navigate::define(&store, &term)?;
-            if cli.json {
-                print_json(&defs)?;
-            } else {
-                render::define(&term, &defs);
-            }
+            emit(cli.json, &defs, |defs| render::define(&term, defs))?;
             Ok(if defs.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Refs { target } => {
             let store = EmbeddedStore::open(&cli.index)?;
             let (stored, node) = navigate::resolve_node(&store, &target)?;
             let refs = navigate::refs(&stored, node);
-            if cli.json {
-                print_json(&refs)?;
-            } else {
-                render::refs(&refs);
-            }
+            emit(cli.json, &refs, render::refs)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Docs => {
             let store = EmbeddedStore::open(&cli.index)?;
             let docs = store.documents()?;
-            if cli.json {
-                print_json(&docs)?;
-            } else {
-                render::docs(&docs);
-            }
+            emit(cli.json, &docs, |docs| render::docs(docs))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Remove { doc } => {
-            let store = EmbeddedStore::open(&cli.index)?;
-            let id = navigate::resolve_doc(&store, &doc)?;
-            drop(store);
-            let manifest = strata_index::Manifest::read(&cli.index)?.context("index has no manifest")?;
+            // Open for writing with the index's own settings; an absent index is the same
+            // clear error as for reading.
+            let manifest = match strata_index::Manifest::read(&cli.index)? {
+                Some(manifest) => manifest,
+                None => {
+                    EmbeddedStore::open(&cli.index)?;
+                    bail!("{}: index has no manifest", cli.index.display())
+                }
+            };
             let mut store = EmbeddedStore::open_or_create(&cli.index, manifest)?;
+            let id = navigate::resolve_doc(&store, &doc)?;
             if !store.remove(&id)? {
                 bail!("document {id} is not in the index");
             }
             store.commit()?;
-            if cli.json {
-                print_json(&serde_json::json!({ "removed": id }))?;
-            } else {
-                println!("removed {id}");
-            }
+            emit(cli.json, &serde_json::json!({ "removed": id }), |_| println!("removed {id}"))?;
             Ok(ExitCode::SUCCESS)
         }
     }
