@@ -28,15 +28,19 @@ pub const UNITS: &[&str] = &[
     "rule",
 ];
 
+/// The grammar of a section identifier after `§` or `Section`: digits with an optional letter
+/// suffix, dotted or dashed parts, and parenthesized subsections (`102`, `4.2.1`, `1201A`,
+/// `203(a)(1)`, `sec. 102 (b)`). Headings ([`from_heading`]) and queries (the search
+/// planner) read section numbers with this one pattern, so that any number a heading can
+/// carry can also be asked for.
+pub const SECTION_ID: &str = r"\d+[A-Za-z]{0,3}(?:[.\-–]\d+[A-Za-z]?)*(?:\s?\([A-Za-z0-9]{1,5}\))*";
+
 static SECTION_PREFIX: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)^(?:§§?|sec(?:tion)?s?\.?)\s*").unwrap());
 
 static HEADING_SECTION: LazyLock<Regex> = LazyLock::new(|| {
     // `§102. Title`, `SEC. 101. Title`, `Section 203(a) Title`
-    Regex::new(
-        r"(?i)^(?:§§?\s*|sec(?:tion)?\.?\s+)(\d+[A-Za-z]{0,3}(?:[.\-–]\d+[A-Za-z]?)*(?:\s?\([A-Za-z0-9]{1,5}\))*)\.?(?:\s|$|[:—–-])",
-    )
-    .unwrap()
+    Regex::new(&format!(r"(?i)^(?:§§?\s*|sec(?:tion)?\.?\s+)({SECTION_ID})\.?(?:\s|$|[:—–-])")).unwrap()
 });
 
 static HEADING_DOTTED: LazyLock<Regex> = LazyLock::new(|| {

@@ -33,10 +33,7 @@ pub struct Plan {
 }
 
 static SECTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(?:§§?|\bsec(?:tion)?s?\b\.?)\s*(\d+[a-z]{0,2}(?:[.\-]\d+[a-z]?)*(?:\s?\([a-z0-9]{1,5}\))*)",
-    )
-    .unwrap()
+    Regex::new(&format!(r"(?i)(?:§§?|\bsec(?:tion)?s?\b\.?)\s*({})", number::SECTION_ID)).unwrap()
 });
 
 static SECTION_LETTER: LazyLock<Regex> = LazyLock::new(|| {
@@ -60,8 +57,7 @@ static BARE: LazyLock<Regex> = LazyLock::new(|| {
 
 static USC: LazyLock<Regex> = LazyLock::new(|| {
     // `35 U.S.C. 102(b)`, `35 USC § 102`
-    Regex::new(r"(?i)\b\d+\s+U\.?\s?S\.?\s?C\.?\s*(?:§+\s*)?(\d+[a-z]{0,2}(?:\s?\([a-z0-9]{1,5}\))*)")
-        .unwrap()
+    Regex::new(&format!(r"(?i)\b\d+\s+U\.?\s?S\.?\s?C\.?\s*(?:§+\s*)?({})", number::SECTION_ID)).unwrap()
 });
 
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"["“]([^"”]{2,1000})["”]"#).unwrap());
