@@ -103,12 +103,31 @@ impl Tokenizer for HfTokenizer {
 /// tiktoken `cl100k_base`.
 pub struct Cl100k {
     bpe: &'static tiktoken_rs::CoreBPE,
+    /// Byte length of each token, by rank: offsets come from summing them, without decoding
+    /// (and allocating) token by token on every section.
+    lengths: &'static [u16],
 }
 
+/// Ranks of `cl100k_base` (100,256 ordinary tokens and its special tokens) fit below this.
+const CL100K_RANKS: u32 = 100_352;
+
 impl Cl100k {
-    /// Loads the (embedded) `cl100k_base` ranks.
+    /// Loads the (embedded) `cl100k_base` ranks and, once per process, the token lengths.
     pub fn new() -> Result<Cl100k> {
-        Ok(Cl100k { bpe: tiktoken_rs::cl100k_base_singleton() })
+        static LENGTHS: std::sync::LazyLock<Vec<u16>> = std::sync::LazyLock::new(|| {
+            let bpe = tiktoken_rs::cl100k_base_singleton();
+            (0..CL100K_RANKS)
+                .map(|r| bpe.decode_bytes(&[r]).map(|b| b.len().min(u16::MAX as usize) as u16).unwrap_or(0))
+                .collect()
+        });
+        Ok(Cl100k { bpe: tiktoken_rs::cl100k_base_singleton(), lengths: &LENGTHS })
+    }
+
+    fn token_len(&self, rank: u32) -> usize {
+        match self.lengths.get(rank as usize) {
+            Some(&len) if len > 0 => len as usize,
+            _ => self.bpe.decode_bytes(&[rank]).map(|b| b.len()).unwrap_or(1),
+        }
     }
 }
 
@@ -123,7 +142,7 @@ impl Tokenizer for Cl100k {
         let mut at = 0usize;
         for t in tokens {
             starts.push(at.min(text.len().saturating_sub(1)));
-            at += self.bpe.decode_bytes(&[t]).map(|b| b.len()).unwrap_or(1);
+            at += self.token_len(t);
         }
         starts
     }
@@ -178,5 +197,10 @@ mod tests {
         assert_eq!(starts[0], 0);
         assert!(starts.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(starts.len(), t.count(text));
+        // The length table agrees with decoding each token.
+        let tokens = t.bpe.encode_ordinary(text);
+        let decoded: usize = tokens.iter().map(|&r| t.bpe.decode_bytes(&[r]).unwrap().len()).sum();
+        assert_eq!(decoded, text.len());
+        assert_eq!(tokens.iter().map(|&r| t.token_len(r)).sum::<usize>(), text.len());
     }
 }
