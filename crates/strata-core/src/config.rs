@@ -29,6 +29,81 @@ pub struct Config {
     pub ingest: IngestConfig,
     /// Search defaults.
     pub search: SearchConfig,
+    /// The dense leg: embedding model and vector index.
+    pub dense: DenseConfig,
+}
+
+/// `[dense]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DenseConfig {
+    /// Embed chunks at ingest and offer the dense leg. Default true.
+    pub enabled: bool,
+    /// `local` (a sentence-transformer folder run on ONNX Runtime) or `http` (an
+    /// OpenAI-compatible `/v1/embeddings` API, configured in `[dense.http]`).
+    pub provider: String,
+    /// Local model: a folder path or a name looked up in `STRATA_MODELS` and the cache.
+    /// Default `all-MiniLM-L6-v2`.
+    pub model: String,
+    /// Texts per forward pass. Default 32.
+    pub batch_size: usize,
+    /// Inference threads; 0 means one per core. Default 0.
+    pub threads: usize,
+    /// Above this many vectors an HNSW graph is built and searched instead of scanning every
+    /// vector. Default 20000.
+    pub ann_threshold: usize,
+    /// The HTTP provider.
+    pub http: DenseHttpConfig,
+}
+
+impl Default for DenseConfig {
+    fn default() -> Self {
+        DenseConfig {
+            enabled: true,
+            provider: "local".into(),
+            model: "all-MiniLM-L6-v2".into(),
+            batch_size: 32,
+            threads: 0,
+            ann_threshold: 20_000,
+            http: DenseHttpConfig::default(),
+        }
+    }
+}
+
+/// `[dense.http]`: an OpenAI-compatible embeddings endpoint (OpenAI, Azure OpenAI, Ollama,
+/// vLLM, TEI). The key is read from the environment variable `api_key_env`, never from this
+/// file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DenseHttpConfig {
+    /// Base URL, e.g. `https://api.openai.com/v1`; `/embeddings` is appended.
+    pub base_url: String,
+    /// Model name sent to the API.
+    pub model: String,
+    /// Environment variable that holds the key. Default `OPENAI_API_KEY`.
+    pub api_key_env: String,
+    /// `dimensions` sent to the API, when set.
+    pub dimensions: Option<usize>,
+    /// Inputs per request. Default 64.
+    pub batch_size: usize,
+    /// Seconds before a request is abandoned. Default 30.
+    pub timeout_secs: u64,
+    /// Retries after the first attempt. Default 5.
+    pub max_retries: u32,
+}
+
+impl Default for DenseHttpConfig {
+    fn default() -> Self {
+        DenseHttpConfig {
+            base_url: "https://api.openai.com/v1".into(),
+            model: "text-embedding-3-small".into(),
+            api_key_env: "OPENAI_API_KEY".into(),
+            dimensions: None,
+            batch_size: 64,
+            timeout_secs: 30,
+            max_retries: 5,
+        }
+    }
 }
 
 /// `[chunk]`
@@ -176,6 +251,23 @@ impl Config {
         if let Some(v) = get("STRATA_SEARCH_MODE") {
             self.search.mode = v;
         }
+        if let Some(v) = get("STRATA_DENSE_ENABLED") {
+            self.dense.enabled = match v.trim().to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                _ => {
+                    return Err(Error::user(format!(
+                        "environment variable STRATA_DENSE_ENABLED must be true or false, got {v:?}"
+                    )))
+                }
+            };
+        }
+        if let Some(v) = get("STRATA_DENSE_MODEL") {
+            self.dense.model = v;
+        }
+        if let Some(v) = get("STRATA_DENSE_PROVIDER") {
+            self.dense.provider = v;
+        }
         Ok(())
     }
 
@@ -221,6 +313,21 @@ impl Config {
         }
         if !(self.search.rrf_k.is_finite() && self.search.rrf_k > 0.0) {
             return bad("search.rrf_k", "must be > 0", self.search.rrf_k.to_string());
+        }
+        if !["local", "http"].contains(&self.dense.provider.as_str()) {
+            return bad("dense.provider", "must be local or http", format!("{:?}", self.dense.provider));
+        }
+        if self.dense.model.trim().is_empty() {
+            return bad("dense.model", "must name a model folder or a model", "an empty string".into());
+        }
+        if !(1..=1024).contains(&self.dense.batch_size) {
+            return bad("dense.batch_size", "must be between 1 and 1024", self.dense.batch_size.to_string());
+        }
+        if self.dense.http.batch_size == 0 {
+            return bad("dense.http.batch_size", "must be at least 1", "0".into());
+        }
+        if self.dense.http.timeout_secs == 0 {
+            return bad("dense.http.timeout_secs", "must be at least 1", "0".into());
         }
         Ok(())
     }

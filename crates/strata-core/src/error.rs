@@ -34,6 +34,15 @@ pub enum Error {
         /// Why, and what to do about it.
         reason: String,
     },
+    /// A remote service (an embedding API) refused or failed a request: the reason has the HTTP
+    /// status and the server's own message when there was one, never a credential.
+    #[error("embedding service {service}: {reason}")]
+    Remote {
+        /// The model and endpoint, e.g. `text-embedding-3-small at https://api.openai.com/v1/embeddings`.
+        service: String,
+        /// What went wrong, and after how many attempts.
+        reason: String,
+    },
     /// A bug or an unexpected state in strata itself.
     #[error("internal error: {0}")]
     Internal(String),

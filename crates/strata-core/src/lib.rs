@@ -34,6 +34,6 @@ pub use config::Config;
 pub use definition::{normalize_term, Definition, Reference};
 pub use document::{Block, BlockKind, DocId, Document, Format, Page, Source};
 pub use error::{Error, Result};
-pub use record::DocumentRecord;
+pub use record::{ChunkVectors, DocumentRecord};
 pub use span::{PageRange, Span};
 pub use tree::{Node, NodeId, SectionNumber, Tree};

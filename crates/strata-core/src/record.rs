@@ -16,4 +16,35 @@ pub struct DocumentRecord {
     pub definitions: Vec<Definition>,
     /// Its cross-references.
     pub references: Vec<Reference>,
+    /// One embedding per chunk, in chunk order, when the dense leg is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<ChunkVectors>,
+}
+
+/// The dense vectors of a document's chunks: row `i` belongs to `chunks[i]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChunkVectors {
+    /// Id of the model that made them; an index holds vectors of one model only.
+    pub model: String,
+    /// Dimension.
+    pub dim: usize,
+    /// `chunks.len() * dim` values, row-major, each row L2-normalized.
+    pub values: Vec<f32>,
+}
+
+impl ChunkVectors {
+    /// Vector of chunk `i`.
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.values[i * self.dim..(i + 1) * self.dim]
+    }
+
+    /// Number of vectors.
+    pub fn len(&self) -> usize {
+        self.values.len().checked_div(self.dim).unwrap_or(0)
+    }
+
+    /// True when there is no vector.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
 }

@@ -27,6 +27,11 @@
 //! 9. [`exact_phrase_needs_adjacent_words_in_order`].
 //! 10. [`chunks_by_id_and_by_document`]: order asked, unknown ids skipped, subtrees.
 //! 11. [`defined_terms_lists_every_term`].
+//! 12. [`dense_ranks_by_inner_product_within_filters`]: the dense leg equals brute force over
+//!     the chunks' vectors, under `doc`, `kind` and `nodes` filters.
+//! 13. [`dense_follows_puts_and_removes`]: no vector of a replaced or removed document is
+//!     found, staged vectors are invisible until commit, and vectors of another model are
+//!     refused.
 //!
 //! Persistence across reopening is backend-specific (what "reopen" means differs) and lives
 //! with each backend's tests. The records are made by hand in [`fixture`]: the index does
@@ -40,7 +45,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use strata_core::{ChunkKind, DocId, DocumentRecord, NodeId};
 
 use crate::{Filter, LegHit, StoreRead, StoreWrite, StoredDocument};
-use fixture::{chunk_ids, doc_summary, gadget_rules, stored_chunk, widget_act, widget_act_amended, RECITALS};
+use fixture::{
+    chunk_ids, doc_summary, gadget_rules, stored_chunk, unit_vector, widget_act, widget_act_amended,
+    with_vectors, RECITALS,
+};
 
 /// Id of the [`widget_act`] sample in every check.
 pub const WIDGET: &str = "widget-act-1a2b";
@@ -68,6 +76,8 @@ pub fn checks<S: StoreWrite>() -> Vec<Check<S>> {
         exact_phrase_needs_adjacent_words_in_order,
         chunks_by_id_and_by_document,
         defined_terms_lists_every_term,
+        dense_ranks_by_inner_product_within_filters,
+        dense_follows_puts_and_removes,
     ]
 }
 
@@ -506,4 +516,84 @@ pub fn defined_terms_lists_every_term<S: StoreWrite>(store: &mut S) {
     let mut terms = store.defined_terms().unwrap();
     terms.sort();
     assert_eq!(terms, vec!["applicant".to_string(), "invention".to_string()]);
+}
+
+/// Chunk ids of `records` ranked by inner product of their [`unit_vector`] with `query`
+/// (ties by id), kept by `keep`.
+fn brute_force(
+    records: &[&DocumentRecord],
+    query: &[f32],
+    keep: impl Fn(&DocumentRecord, &strata_core::Chunk) -> bool,
+) -> Vec<String> {
+    let mut scored: Vec<(f32, String)> = records
+        .iter()
+        .flat_map(|r| r.chunks.iter().filter(|c| keep(r, c)).map(move |c| (r, c)))
+        .map(|(_, c)| (unit_vector(&c.id).iter().zip(query).map(|(a, b)| a * b).sum(), c.id.clone()))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    scored.into_iter().map(|s| s.1).collect()
+}
+
+pub fn dense_ranks_by_inner_product_within_filters<S: StoreWrite>(store: &mut S) {
+    let (w, g) = (with_vectors(widget_act(WIDGET)), with_vectors(gadget_rules(GADGET)));
+    store.put(&w).unwrap();
+    store.put(&g).unwrap();
+    store.commit().unwrap();
+    let all = |_: &DocumentRecord, _: &strata_core::Chunk| true;
+    for probe in ["query one", "query two", &w.chunks[3].id, &g.chunks[0].id] {
+        let q = unit_vector(probe);
+        let hits = store.dense(&q, &Filter::default(), 100).unwrap();
+        assert_eq!(ids(&hits), brute_force(&[&w, &g], &q, all), "probe {probe}");
+        assert!(hits.windows(2).all(|p| p[0].score >= p[1].score), "scores descend");
+        let top3 = store.dense(&q, &Filter::default(), 3).unwrap();
+        assert_eq!(ids(&top3), brute_force(&[&w, &g], &q, all)[..3], "limit keeps the best");
+
+        let in_gadget = store.dense(&q, &only(GADGET), 100).unwrap();
+        assert_eq!(ids(&in_gadget), brute_force(&[&w, &g], &q, |r, _| r.document.id.0 == GADGET));
+        let kind = Filter { kind: Some(ChunkKind::Definition), ..Filter::default() };
+        assert_eq!(
+            ids(&store.dense(&q, &kind, 100).unwrap()),
+            brute_force(&[&w, &g], &q, |_, c| c.kind == ChunkKind::Definition)
+        );
+        let subtree = Filter { doc: Some(id(WIDGET)), nodes: Some((NodeId(1), NodeId(2))), kind: None };
+        assert_eq!(
+            ids(&store.dense(&q, &subtree, 100).unwrap()),
+            brute_force(&[&w], &q, |_, c| (1..=2).contains(&c.node.0))
+        );
+    }
+    let own = store.dense(&unit_vector(&w.chunks[3].id), &Filter::default(), 1).unwrap();
+    assert_eq!(own[0].chunk, w.chunks[3].id);
+    assert!((own[0].score - 1.0).abs() < 1e-5, "a chunk's own vector scores 1, got {}", own[0].score);
+}
+
+pub fn dense_follows_puts_and_removes<S: StoreWrite>(store: &mut S) {
+    let (w, g) = (with_vectors(widget_act(WIDGET)), with_vectors(gadget_rules(GADGET)));
+    store.put(&w).unwrap();
+    store.put(&g).unwrap();
+    assert!(store.dense(&unit_vector("q"), &Filter::default(), 100).unwrap().is_empty(), "staged: invisible");
+    store.commit().unwrap();
+
+    let amended = with_vectors(widget_act_amended(WIDGET));
+    store.put(&amended).unwrap();
+    store.commit().unwrap();
+    let q = unit_vector("after the re-put");
+    let hits = store.dense(&q, &Filter::default(), 100).unwrap();
+    assert_eq!(ids(&hits), brute_force(&[&amended, &g], &q, |_, _| true), "only the new chunks");
+
+    store.remove(&id(WIDGET)).unwrap();
+    store.commit().unwrap();
+    let hits = store.dense(&q, &Filter::default(), 100).unwrap();
+    assert_eq!(ids(&hits), brute_force(&[&g], &q, |_, _| true), "removed document's vectors are gone");
+
+    // A document put without vectors is simply not in the dense leg.
+    store.put(&widget_act(WIDGET)).unwrap();
+    store.commit().unwrap();
+    assert_eq!(store.dense(&q, &Filter::default(), 100).unwrap().len(), g.chunks.len());
+
+    let mut other = with_vectors(widget_act(WIDGET));
+    other.vectors.as_mut().unwrap().model = "another-model".into();
+    let err = store.put(&other).expect_err("vectors of another model are refused").to_string();
+    assert!(err.contains("another-model") && err.contains(fixture::VECTOR_MODEL), "{err}");
+    let err = store.dense(&[1.0, 0.0], &Filter::default(), 5).expect_err("wrong query dimension").to_string();
+    assert!(err.contains("dimension"), "{err}");
 }

@@ -4,6 +4,8 @@
 //! .strata/
 //!   manifest.json     format version, tokenizer, chunking parameters
 //!   tantivy/          every record (see `schema.rs`); tantivy's commit is the transaction
+//!   vectors/          dense vectors in segments (see `vectors.rs`), published by the same
+//!                     commit through its payload
 //! ```
 //!
 //! All records of a document are written between two commits, and tantivy publishes a commit
@@ -24,7 +26,18 @@ use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searche
 
 use crate::schema::{Fields, KIND_CHUNK, KIND_DEF, KIND_DOC, KIND_TEXT};
 use crate::store::{DocSummary, Filter, LegHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};
-use crate::Manifest;
+use crate::vectors::{VectorState, Vectors};
+use crate::{DenseManifest, Manifest};
+
+/// What a tantivy commit carries besides the records: the vector state it publishes.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CommitPayload {
+    #[serde(default)]
+    vectors: VectorState,
+}
+
+/// Default number of vectors above which a segment gets an HNSW graph.
+pub const DEFAULT_ANN_THRESHOLD: usize = 20_000;
 
 /// Memory budget of the tantivy writer.
 const WRITER_HEAP: usize = 128 * 1024 * 1024;
@@ -52,6 +65,9 @@ pub struct EmbeddedStore {
     /// Ids put since the last commit, so that `remove` also cancels a staged put.
     staged: std::collections::HashSet<DocId>,
     f: Fields,
+    vectors: Vectors,
+    /// The manifest changed (first vectors) and must be written with the next commit.
+    manifest_dirty: bool,
 }
 
 fn tv(dir: &Path) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
@@ -111,6 +127,7 @@ impl EmbeddedStore {
         }
         let reader =
             index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
+        let vectors = Vectors::open(dir, Self::committed_vectors(&index, dir)?, DEFAULT_ANN_THRESHOLD)?;
         Ok(EmbeddedStore {
             dir: dir.to_path_buf(),
             manifest,
@@ -119,7 +136,34 @@ impl EmbeddedStore {
             writer: None,
             staged: Default::default(),
             f,
+            vectors,
+            manifest_dirty: false,
         })
+    }
+
+    /// The vector state of the last commit.
+    fn committed_vectors(index: &Index, dir: &Path) -> Result<VectorState> {
+        let metas = index.load_metas().map_err(tv(dir))?;
+        match metas.payload.as_deref() {
+            None | Some("") => Ok(VectorState::default()),
+            Some(text) => {
+                serde_json::from_str::<CommitPayload>(text).map(|p| p.vectors).map_err(|e| Error::Index {
+                    path: dir.to_path_buf(),
+                    reason: format!("the last commit's vector state is damaged ({e}); re-create the index"),
+                })
+            }
+        }
+    }
+
+    /// Sets the number of vectors above which a vector segment gets an HNSW graph (default
+    /// [`DEFAULT_ANN_THRESHOLD`]); below it, dense search scans every vector exactly.
+    pub fn set_ann_threshold(&mut self, rows: usize) {
+        self.vectors.set_ann_threshold(rows);
+    }
+
+    /// Live vectors in the last commit.
+    pub fn vector_count(&self) -> usize {
+        self.vectors.len()
     }
 
     /// The index folder.
@@ -391,6 +435,23 @@ impl StoreRead for EmbeddedStore {
         self.top(&BooleanQuery::new(clauses), limit)
     }
 
+    fn dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        let Some(dense) = &self.manifest.dense else { return Ok(Vec::new()) };
+        if query.len() != dense.dim {
+            return Err(Error::Index {
+                path: self.dir.clone(),
+                reason: format!(
+                    "its vectors have {} dimensions ({}), the query vector {}; embed queries with {}",
+                    dense.dim,
+                    dense.model,
+                    query.len(),
+                    dense.model
+                ),
+            });
+        }
+        self.vectors.search(query, filter, limit)
+    }
+
     fn definitions(&self, term: &str) -> Result<Vec<Definition>> {
         let mut clauses = self.base(KIND_DEF, &Filter::default());
         clauses.push((Occur::Must, self.term_q(self.f.terms, term)));
@@ -462,6 +523,22 @@ impl StoreWrite for EmbeddedStore {
             docs.push(self.chunk_doc(doc, chunk)?);
         }
 
+        if let Some(v) = &record.vectors {
+            if v.len() != record.chunks.len() || v.values.len() != v.len() * v.dim {
+                return Err(Error::Internal(format!(
+                    "{id}: {} vectors of dimension {} for {} chunks",
+                    v.len(),
+                    v.dim,
+                    record.chunks.len()
+                )));
+            }
+            self.manifest.check_dense(&v.model, v.dim, &self.dir)?;
+            if self.manifest.dense.is_none() {
+                self.manifest.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
+                self.manifest_dirty = true;
+            }
+        }
+
         let dir = self.dir.clone();
         let writer = self.writer()?;
         writer.delete_term(Term::from_field_text(f.doc_id, &id));
@@ -469,6 +546,7 @@ impl StoreWrite for EmbeddedStore {
             writer.add_document(d).map_err(tv(&dir))?;
         }
         self.staged.insert(doc.id.clone());
+        self.vectors.put(&doc.id, &record.chunks, record.vectors.as_ref());
         Ok(())
     }
 
@@ -478,14 +556,27 @@ impl StoreWrite for EmbeddedStore {
         }
         let f = self.f;
         self.writer()?.delete_term(Term::from_field_text(f.doc_id, id.as_str()));
+        self.vectors.remove(id);
         Ok(true)
     }
 
     fn commit(&mut self) -> Result<()> {
         let dir = self.dir.clone();
-        self.writer()?.commit().map_err(tv(&dir))?;
+        let (model, dim) = self.manifest.dense.as_ref().map(|d| (d.model.clone(), d.dim)).unwrap_or_default();
+        // Vector files first; the tantivy commit below publishes them with the records.
+        let state = self.vectors.prepare(&model, dim)?;
+        if self.manifest_dirty {
+            self.manifest.write(&dir)?;
+            self.manifest_dirty = false;
+        }
+        let payload = serde_json::to_string(&CommitPayload { vectors: state.clone() })
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        let mut prepared = self.writer()?.prepare_commit().map_err(tv(&dir))?;
+        prepared.set_payload(&payload);
+        prepared.commit().map_err(tv(&dir))?;
         self.staged.clear();
         self.reader.reload().map_err(tv(&dir))?;
+        self.vectors.published(state)?;
         Ok(())
     }
 }

@@ -21,7 +21,8 @@ mod embedded;
 mod manifest;
 mod schema;
 mod store;
+mod vectors;
 
-pub use embedded::EmbeddedStore;
-pub use manifest::{Manifest, FORMAT_VERSION, MANIFEST_FILE};
+pub use embedded::{EmbeddedStore, DEFAULT_ANN_THRESHOLD};
+pub use manifest::{DenseManifest, Manifest, FORMAT_VERSION, MANIFEST_FILE};
 pub use store::{DocSummary, Filter, LegHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};

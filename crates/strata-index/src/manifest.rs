@@ -26,6 +26,19 @@ pub struct Manifest {
     pub overlap: usize,
     /// strata version that created the index.
     pub created_by: String,
+    /// The embedding model of the index's vectors, once it has any. Vectors of another model
+    /// are refused, and a query must be embedded with this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense: Option<DenseManifest>,
+}
+
+/// The embedding model an index's vectors were made with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DenseManifest {
+    /// Model id, as the embedder reports it.
+    pub model: String,
+    /// Vector dimension.
+    pub dim: usize,
 }
 
 impl Manifest {
@@ -37,6 +50,7 @@ impl Manifest {
             max_tokens,
             overlap,
             created_by: concat!("strata ", env!("CARGO_PKG_VERSION")).to_string(),
+            dense: None,
         }
     }
 
@@ -79,6 +93,22 @@ impl Manifest {
         }
         std::fs::rename(&tmp, dir.join(MANIFEST_FILE)).map_err(io)?;
         Ok(())
+    }
+
+    /// Checks that vectors of `model` (dimension `dim`) may be added to or searched in this
+    /// index.
+    pub fn check_dense(&self, model: &str, dim: usize, dir: &Path) -> Result<()> {
+        match &self.dense {
+            Some(d) if d.model != model || d.dim != dim => Err(Error::Index {
+                path: dir.to_path_buf(),
+                reason: format!(
+                    "its vectors were made with {} ({} dimensions), not {model} ({dim}); use \
+                     --model {} (or [dense] model), or ingest into a new --index folder",
+                    d.model, d.dim, d.model
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Checks that an index built with `self` can be written with `wanted`.

@@ -152,6 +152,11 @@ pub trait StoreRead {
     /// Exact leg, phrases: chunks that contain `phrase` word for word (case-insensitive).
     fn exact_phrase(&self, phrase: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>>;
 
+    /// Dense leg: the `limit` chunks whose vectors have the highest inner product with
+    /// `query` (an L2-normalized vector of the model in [`Manifest::dense`]), best first.
+    /// An index without vectors returns nothing.
+    fn dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>>;
+
     /// Definitions of a normalized term, across documents.
     fn definitions(&self, term: &str) -> Result<Vec<Definition>>;
 

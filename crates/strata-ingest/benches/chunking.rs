@@ -14,7 +14,7 @@
 //! the Hugging Face tokenizer) and a phase breakdown of strata's pass.
 //!
 //! Run: `cargo bench -p strata-ingest --bench chunking`. Needs the model folder
-//! (`scripts/fetch-model.sh`, or `STRATA_MODEL_DIR`) and the corpus; skips when either is
+//! (`scripts/fetch-models.sh`, or `STRATA_MODEL_DIR`) and the corpus; skips when either is
 //! missing.
 
 use std::hint::black_box;
@@ -34,7 +34,6 @@ use text_splitter::{ChunkConfig, MarkdownSplitter};
 
 const MAX_TOKENS: usize = 512;
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/corpus");
-const DEFAULT_MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.cache/models/all-MiniLM-L6-v2");
 const SETS: [&str; 2] = ["markdown", "html"];
 
 struct InputSet {
@@ -64,7 +63,9 @@ fn setup() -> &'static Setup {
 }
 
 fn model_dir() -> PathBuf {
-    std::env::var_os("STRATA_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(DEFAULT_MODEL))
+    std::env::var_os("STRATA_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/strata/models/all-MiniLM-L6-v2")
+    })
 }
 
 fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
@@ -82,7 +83,7 @@ fn load() -> Result<Setup, String> {
     let tokenizer_json = if model.is_dir() { model.join("tokenizer.json") } else { model.clone() };
     if !tokenizer_json.is_file() {
         return Err(format!(
-            "no tokenizer at {} (run scripts/fetch-model.sh or set STRATA_MODEL_DIR)",
+            "no tokenizer at {} (run scripts/fetch-models.sh or set STRATA_MODEL_DIR)",
             tokenizer_json.display()
         ));
     }

@@ -139,7 +139,7 @@ impl Pipeline {
             references = references.len(),
             "processed"
         );
-        Ingested { document, chunks, definitions, references }
+        Ingested { document, chunks, definitions, references, vectors: None }
     }
 
     /// Chunks and enriches a document; a panic in either stage is a per-file error instead of

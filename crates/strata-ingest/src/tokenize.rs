@@ -156,15 +156,18 @@ impl Tokenizer for Cl100k {
 mod tests {
     use super::*;
 
-    /// The test model folder: `STRATA_MODEL_DIR`, else what `scripts/fetch-model.sh` fetches.
+    /// The test model folder: `STRATA_MODEL_DIR`, else what `scripts/fetch-models.sh` fetches.
     fn model_dir() -> Option<PathBuf> {
         let dir = std::env::var_os("STRATA_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cache/models/all-MiniLM-L6-v2")
+            let cache = std::env::var_os("STRATA_CACHE").map(PathBuf::from).unwrap_or_else(|| {
+                Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/strata")
+            });
+            cache.join("models/all-MiniLM-L6-v2")
         });
         if dir.join("tokenizer.json").exists() {
             Some(dir)
         } else {
-            eprintln!("skipping: no tokenizer.json in {}; run scripts/fetch-model.sh", dir.display());
+            eprintln!("skipping: no tokenizer.json in {}; run scripts/fetch-models.sh", dir.display());
             None
         }
     }

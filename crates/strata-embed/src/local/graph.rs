@@ -1,0 +1,419 @@
+//! A BERT encoder as an ONNX Runtime graph, built in memory from the model's safetensors.
+//!
+//! There is no `.onnx` file to fetch or export: the graph is written here, node by node, with
+//! ONNX Runtime's model editor API, and the weights go in as initializers. Any BERT-family
+//! sentence-transformer folder (all-MiniLM, bge, e5, gte) therefore runs as it is published.
+//!
+//! The graph is the textbook encoder, arranged so that ONNX Runtime's optimizer finds its usual
+//! fusions (residual + layer norm, bias + GELU) and so that little is computed twice:
+//! - position and token-type-0 embeddings are summed once, at load (strata never feeds segment
+//!   B);
+//! - the query, key and value projections are one `[H, 3H]` matmul, split;
+//! - the attention scale `1/√d` is folded into the query weights and bias.
+//!
+//! Inputs: `input_ids` and `attention_mask`, `i64[batch, seq]`. Output: `last_hidden_state`,
+//! `f32[batch, seq, hidden]`; pooling happens in the caller.
+
+use std::path::Path;
+
+use ort::editor::{Graph, Model, Node, Opset, ONNX_DOMAIN};
+use ort::memory::Allocator;
+use ort::operator::Attribute;
+use ort::value::{Outlet, Shape, SymbolicDimensions, Tensor, TensorElementType, ValueType};
+use safetensors::{Dtype, SafeTensors};
+use strata_core::{Error, Result};
+
+use crate::folder::BertConfig;
+
+/// Name of the graph's output.
+pub const OUTPUT: &str = "last_hidden_state";
+
+/// `TensorProto.DataType.FLOAT` in ONNX's numbering (ort's enum has its own).
+const ONNX_FLOAT: i64 = 1;
+
+/// Opset of the built graph: 20 has `Gelu` and `LayerNormalization` as plain ops.
+const OPSET: u32 = 20;
+
+/// Builds the encoder graph of `config` with the weights in the safetensors file `weights`.
+pub fn build(config: &BertConfig, weights: &Path) -> Result<Model> {
+    let file =
+        std::fs::File::open(weights).map_err(|e| Error::io(format!("opening {}", weights.display()), e))?;
+    // SAFETY: the weights file is read-only model data; strata never writes it, and a change
+    // under the map would at worst produce wrong weights, caught by the reference test.
+    let map = unsafe { memmap2::Mmap::map(&file) }
+        .map_err(|e| Error::io(format!("mapping {}", weights.display()), e))?;
+    let tensors = SafeTensors::deserialize(&map)
+        .map_err(|e| Error::user(format!("{}: not a safetensors file: {e}", weights.display())))?;
+    let w = Weights::new(&tensors, weights)?;
+    Builder::new(config, w)?.finish()
+}
+
+/// Tensors of one safetensors file, by BERT parameter name, converted to f32.
+struct Weights<'a> {
+    tensors: &'a SafeTensors<'a>,
+    prefix: &'static str,
+    path: &'a Path,
+}
+
+impl<'a> Weights<'a> {
+    fn new(tensors: &'a SafeTensors<'a>, path: &'a Path) -> Result<Weights<'a>> {
+        // `BertModel` saves bare names; `BertFor*` heads save them under `bert.`.
+        let prefix = ["", "bert.", "model."]
+            .into_iter()
+            .find(|p| tensors.tensor(&format!("{p}embeddings.word_embeddings.weight")).is_ok())
+            .ok_or_else(|| {
+                Error::user(format!(
+                    "{}: no embeddings.word_embeddings.weight; is this a BERT-family model?",
+                    path.display()
+                ))
+            })?;
+        Ok(Weights { tensors, prefix, path })
+    }
+
+    /// The tensor `name` as f32 values and its shape.
+    fn get(&self, name: &str) -> Result<(Vec<usize>, Vec<f32>)> {
+        let full = format!("{}{name}", self.prefix);
+        let view = self
+            .tensors
+            .tensor(&full)
+            .map_err(|_| Error::user(format!("{}: missing tensor {full}", self.path.display())))?;
+        let bytes = view.data();
+        let values: Vec<f32> = match view.dtype() {
+            Dtype::F32 => {
+                bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+            }
+            Dtype::F16 => {
+                bytes.chunks_exact(2).map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]]))).collect()
+            }
+            Dtype::BF16 => bytes
+                .chunks_exact(2)
+                .map(|b| f32::from_bits((u16::from_le_bytes([b[0], b[1]]) as u32) << 16))
+                .collect(),
+            other => {
+                return Err(Error::user(format!(
+                    "{}: tensor {full} has dtype {other:?}; strata reads F32, F16 and BF16",
+                    self.path.display()
+                )))
+            }
+        };
+        Ok((view.shape().to_vec(), values))
+    }
+
+    /// A tensor that must have `shape`.
+    fn shaped(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
+        let (got, values) = self.get(name)?;
+        if got != shape {
+            return Err(Error::user(format!(
+                "{}: tensor {}{name} has shape {got:?}, config.json implies {shape:?}",
+                self.path.display(),
+                self.prefix
+            )));
+        }
+        Ok(values)
+    }
+}
+
+/// IEEE half to single precision.
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let frac = (h & 0x3ff) as u32;
+    let bits = match (exp, frac) {
+        (0, 0) => sign,
+        (0, _) => {
+            // Subnormal: renormalize.
+            let mut e = 127 - 15 + 1;
+            let mut f = frac;
+            while f & 0x400 == 0 {
+                f <<= 1;
+                e -= 1;
+            }
+            sign | (e << 23) | ((f & 0x3ff) << 13)
+        }
+        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((exp + 127 - 15) << 23) | (frac << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// PyTorch `Linear` weights are `[out, in]`; the graph multiplies `x · W` with `W` `[in, out]`.
+fn transpose(values: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0; values.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            out[c * rows + r] = values[r * cols + c];
+        }
+    }
+    out
+}
+
+struct Builder<'a> {
+    config: &'a BertConfig,
+    w: Weights<'a>,
+    graph: Graph,
+    next: usize,
+}
+
+fn ort_err(context: &str) -> impl Fn(ort::Error) -> Error + '_ {
+    move |e| Error::Internal(format!("{context}: {e}"))
+}
+
+impl<'a> Builder<'a> {
+    fn new(config: &'a BertConfig, w: Weights<'a>) -> Result<Builder<'a>> {
+        let graph = Graph::new().map_err(ort_err("creating the encoder graph"))?;
+        Ok(Builder { config, w, graph, next: 0 })
+    }
+
+    /// Adds a node with one output and returns the output's name.
+    fn node(&mut self, op: &str, inputs: &[&str], attributes: Vec<Attribute>) -> Result<String> {
+        self.next += 1;
+        let out = format!("{}_{}", op.to_ascii_lowercase(), self.next);
+        let node = Node::new(op, ONNX_DOMAIN, &out, inputs, [&out], attributes).map_err(ort_err(op))?;
+        self.graph.add_node(node).map_err(ort_err(op))?;
+        Ok(out)
+    }
+
+    /// Adds a node with several outputs.
+    fn node_n(
+        &mut self,
+        op: &str,
+        inputs: &[&str],
+        outputs: usize,
+        attributes: Vec<Attribute>,
+    ) -> Result<Vec<String>> {
+        self.next += 1;
+        let outs: Vec<String> =
+            (0..outputs).map(|i| format!("{}_{}_{i}", op.to_ascii_lowercase(), self.next)).collect();
+        let node = Node::new(
+            op,
+            ONNX_DOMAIN,
+            format!("{}_{}", op.to_ascii_lowercase(), self.next),
+            inputs,
+            &outs,
+            attributes,
+        )
+        .map_err(ort_err(op))?;
+        self.graph.add_node(node).map_err(ort_err(op))?;
+        Ok(outs)
+    }
+
+    fn init_f32(&mut self, name: &str, shape: &[usize], values: &[f32]) -> Result<String> {
+        let mut t = Tensor::<f32>::new(&Allocator::default(), shape.to_vec()).map_err(ort_err(name))?;
+        t.extract_tensor_mut().1.copy_from_slice(values);
+        self.graph.add_initializer(name, t, false).map_err(ort_err(name))?;
+        Ok(name.to_string())
+    }
+
+    fn init_i64(&mut self, name: &str, values: &[i64]) -> Result<String> {
+        let mut t = Tensor::<i64>::new(&Allocator::default(), vec![values.len()]).map_err(ort_err(name))?;
+        t.extract_tensor_mut().1.copy_from_slice(values);
+        self.graph.add_initializer(name, t, false).map_err(ort_err(name))?;
+        Ok(name.to_string())
+    }
+
+    fn scalar_f32(&mut self, name: &str, value: f32) -> Result<String> {
+        let mut t = Tensor::<f32>::new(&Allocator::default(), Vec::<i64>::new()).map_err(ort_err(name))?;
+        t.extract_tensor_mut().1[0] = value;
+        self.graph.add_initializer(name, t, false).map_err(ort_err(name))?;
+        Ok(name.to_string())
+    }
+
+    /// A parameter vector (bias, norm weight) of length `n`.
+    fn param(&mut self, name: &str, n: usize) -> Result<String> {
+        let values = self.w.shaped(name, &[n])?;
+        self.init_f32(name, &[n], &values)
+    }
+
+    /// A `Linear` weight `[out, in]` as a graph matrix `[in, out]`.
+    fn linear(&mut self, name: &str, input: usize, output: usize) -> Result<String> {
+        let values = self.w.shaped(name, &[output, input])?;
+        self.init_f32(name, &[input, output], &transpose(&values, output, input))
+    }
+
+    fn layer_norm(&mut self, x: &str, prefix: &str) -> Result<String> {
+        let h = self.config.hidden_size;
+        let gamma = self.param(&format!("{prefix}.weight"), h)?;
+        let beta = self.param(&format!("{prefix}.bias"), h)?;
+        let attrs = vec![
+            Attribute::new("axis", -1i64).map_err(ort_err("axis"))?,
+            Attribute::new("epsilon", self.config.layer_norm_eps as f32).map_err(ort_err("epsilon"))?,
+        ];
+        self.node("LayerNormalization", &[x, &gamma, &beta], attrs)
+    }
+
+    fn transpose(&mut self, x: &str, perm: &[i64]) -> Result<String> {
+        let attrs = vec![Attribute::new("perm", perm.to_vec()).map_err(ort_err("perm"))?];
+        self.node("Transpose", &[x], attrs)
+    }
+
+    fn finish(mut self) -> Result<Model> {
+        let c = self.config;
+        let (h, heads, inter) = (c.hidden_size, c.num_attention_heads, c.intermediate_size);
+        let head_dim = h / heads;
+
+        let dynamic = |ty| ValueType::Tensor {
+            ty,
+            shape: Shape::new([-1, -1]),
+            dimension_symbols: SymbolicDimensions::new(["batch".to_string(), "sequence".to_string()]),
+        };
+        self.graph
+            .set_inputs([
+                Outlet::new("input_ids", dynamic(TensorElementType::Int64)),
+                Outlet::new("attention_mask", dynamic(TensorElementType::Int64)),
+            ])
+            .map_err(ort_err("graph inputs"))?;
+        self.graph
+            .set_outputs([Outlet::new(
+                OUTPUT,
+                ValueType::Tensor {
+                    ty: TensorElementType::Float32,
+                    shape: Shape::new([-1, -1, h as i64]),
+                    dimension_symbols: SymbolicDimensions::new([
+                        "batch".to_string(),
+                        "sequence".to_string(),
+                        String::new(),
+                    ]),
+                },
+            )])
+            .map_err(ort_err("graph output"))?;
+
+        // Embeddings: word[ids] + (position + token type 0)[0..seq], then layer norm.
+        let word = self.w.shaped("embeddings.word_embeddings.weight", &[c.vocab_size, h])?;
+        let word = self.init_f32("word_embeddings", &[c.vocab_size, h], &word)?;
+        let pos = self.w.shaped("embeddings.position_embeddings.weight", &[c.max_position_embeddings, h])?;
+        let types = self.w.shaped("embeddings.token_type_embeddings.weight", &[c.type_vocab_size, h])?;
+        let pos_type: Vec<f32> = pos.iter().enumerate().map(|(i, p)| p + types[i % h]).collect();
+        let pos_type =
+            self.init_f32("position_type_embeddings", &[c.max_position_embeddings, h], &pos_type)?;
+        let gathered = self.node("Gather", &[&word, "input_ids"], vec![])?;
+        let shape = self.node("Shape", &["input_ids"], vec![])?;
+        let one = self.init_i64("const_1", &[1])?;
+        let two = self.init_i64("const_2", &[2])?;
+        let zero = self.init_i64("const_0", &[0])?;
+        let seq_len = self.node("Slice", &[&shape, &one, &two], vec![])?;
+        let positions = self.node("Slice", &[&pos_type, &zero, &seq_len, &zero], vec![])?;
+        let embedded = self.node("Add", &[&gathered, &positions], vec![])?;
+        let mut x = self.layer_norm(&embedded, "embeddings.LayerNorm")?;
+
+        // Additive attention bias: 0 for tokens, -10000 for padding, shaped [batch, 1, 1, seq].
+        let mask = self.node(
+            "Cast",
+            &["attention_mask"],
+            vec![Attribute::new("to", ONNX_FLOAT).map_err(ort_err("to"))?],
+        )?;
+        let one_f = self.scalar_f32("const_1f", 1.0)?;
+        let neg = self.scalar_f32("const_neg", -10000.0)?;
+        let inverted = self.node("Sub", &[&one_f, &mask], vec![])?;
+        let bias = self.node("Mul", &[&inverted, &neg], vec![])?;
+        let axes = self.init_i64("const_axes_1_2", &[1, 2])?;
+        let bias = self.node("Unsqueeze", &[&bias, &axes], vec![])?;
+
+        let split_sizes = self.init_i64("const_qkv_split", &[h as i64, h as i64, h as i64])?;
+        let heads_shape = self.init_i64("const_heads_shape", &[0, 0, heads as i64, head_dim as i64])?;
+        let merged_shape = self.init_i64("const_merged_shape", &[0, 0, h as i64])?;
+        let scale = 1.0 / (head_dim as f32).sqrt();
+        let gelu_approx = match c.hidden_act.as_str() {
+            "gelu" => "none",
+            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => "tanh",
+            other => {
+                return Err(Error::user(format!(
+                    "config.json: hidden_act {other:?} is not supported (gelu, gelu_new)"
+                )))
+            }
+        };
+
+        for layer in 0..c.num_hidden_layers {
+            let p = format!("encoder.layer.{layer}");
+            // Fused Q|K|V projection with the attention scale folded into Q.
+            let mut qkv_w = Vec::with_capacity(3 * h * h);
+            let mut qkv_b = Vec::with_capacity(3 * h);
+            for (part, factor) in [("query", scale), ("key", 1.0), ("value", 1.0)] {
+                let wt = self.w.shaped(&format!("{p}.attention.self.{part}.weight"), &[h, h])?;
+                let b = self.w.shaped(&format!("{p}.attention.self.{part}.bias"), &[h])?;
+                qkv_w.push(transpose(&wt, h, h).into_iter().map(|v| v * factor).collect::<Vec<_>>());
+                qkv_b.extend(b.into_iter().map(|v| v * factor));
+            }
+            // Interleave rows: [in, out] matrices side by side → [H, 3H].
+            let mut fused = Vec::with_capacity(3 * h * h);
+            for row in 0..h {
+                for part in &qkv_w {
+                    fused.extend_from_slice(&part[row * h..(row + 1) * h]);
+                }
+            }
+            let qkv_w = self.init_f32(&format!("{p}.qkv.weight"), &[h, 3 * h], &fused)?;
+            let qkv_b = self.init_f32(&format!("{p}.qkv.bias"), &[3 * h], &qkv_b)?;
+            let qkv = self.node("MatMul", &[&x, &qkv_w], vec![])?;
+            let qkv = self.node("Add", &[&qkv, &qkv_b], vec![])?;
+            let last_axis = vec![Attribute::new("axis", -1i64).map_err(ort_err("axis"))?];
+            let parts = self.node_n("Split", &[&qkv, &split_sizes], 3, last_axis)?;
+            let mut split = Vec::new();
+            for part in &parts {
+                split.push(self.node("Reshape", &[part, &heads_shape], vec![])?);
+            }
+            let q = self.transpose(&split[0], &[0, 2, 1, 3])?;
+            let k = self.transpose(&split[1], &[0, 2, 3, 1])?;
+            let v = self.transpose(&split[2], &[0, 2, 1, 3])?;
+            let scores = self.node("MatMul", &[&q, &k], vec![])?;
+            let scores = self.node("Add", &[&scores, &bias], vec![])?;
+            let probs = self.node(
+                "Softmax",
+                &[&scores],
+                vec![Attribute::new("axis", -1i64).map_err(ort_err("axis"))?],
+            )?;
+            let context = self.node("MatMul", &[&probs, &v], vec![])?;
+            let context = self.transpose(&context, &[0, 2, 1, 3])?;
+            let context = self.node("Reshape", &[&context, &merged_shape], vec![])?;
+            let out_w = self.linear(&format!("{p}.attention.output.dense.weight"), h, h)?;
+            let out_b = self.param(&format!("{p}.attention.output.dense.bias"), h)?;
+            let attended = self.node("MatMul", &[&context, &out_w], vec![])?;
+            let attended = self.node("Add", &[&attended, &out_b], vec![])?;
+            let residual = self.node("Add", &[&attended, &x], vec![])?;
+            let attention_out = self.layer_norm(&residual, &format!("{p}.attention.output.LayerNorm"))?;
+
+            let up_w = self.linear(&format!("{p}.intermediate.dense.weight"), h, inter)?;
+            let up_b = self.param(&format!("{p}.intermediate.dense.bias"), inter)?;
+            let up = self.node("MatMul", &[&attention_out, &up_w], vec![])?;
+            let up = self.node("Add", &[&up, &up_b], vec![])?;
+            let act = self.node(
+                "Gelu",
+                &[&up],
+                vec![Attribute::new("approximate", gelu_approx.to_string()).map_err(ort_err("approximate"))?],
+            )?;
+            let down_w = self.linear(&format!("{p}.output.dense.weight"), inter, h)?;
+            let down_b = self.param(&format!("{p}.output.dense.bias"), h)?;
+            let down = self.node("MatMul", &[&act, &down_w], vec![])?;
+            let down = self.node("Add", &[&down, &down_b], vec![])?;
+            let residual = self.node("Add", &[&down, &attention_out], vec![])?;
+            x = self.layer_norm(&residual, &format!("{p}.output.LayerNorm"))?;
+        }
+        // Name the final tensor as the declared output.
+        let node =
+            Node::new("Identity", ONNX_DOMAIN, "output", [&x], [OUTPUT], []).map_err(ort_err("output"))?;
+        self.graph.add_node(node).map_err(ort_err("output"))?;
+
+        let mut model = Model::new([Opset::new(ONNX_DOMAIN, OPSET).map_err(ort_err("opset"))?])
+            .map_err(ort_err("model"))?;
+        model.set_graph(self.graph).map_err(ort_err("model graph"))?;
+        Ok(model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_precision_converts_exactly() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x3555), 0.333_251_95);
+        assert_eq!(f16_to_f32(0x0001), 5.960_464_5e-8);
+        assert_eq!(f16_to_f32(0x0000), 0.0);
+        assert!(f16_to_f32(0x7c00).is_infinite());
+    }
+
+    #[test]
+    fn transpose_swaps_rows_and_columns() {
+        assert_eq!(transpose(&[1., 2., 3., 4., 5., 6.], 2, 3), vec![1., 4., 2., 5., 3., 6.]);
+    }
+}

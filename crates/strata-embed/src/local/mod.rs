@@ -1,0 +1,245 @@
+//! A sentence-transformer run locally on ONNX Runtime.
+//!
+//! The model folder is read by [`ModelFolder`], the encoder graph is built from its weights by
+//! [`graph`], and ONNX Runtime runs it on the CPU with one intra-op thread per core. Texts are
+//! tokenized with the model's own `tokenizer.json`, truncated to the model's window, sorted by
+//! length and padded per batch to the batch's longest text, so that short chunks do not pay
+//! for long ones. Pooling follows the model's configuration; every vector is L2-normalized.
+//!
+//! ONNX Runtime is not linked: its shared library is loaded at run time from the path
+//! [`locate::find_onnxruntime`] returns (the `onnxruntime` wheel from PyPI, unpacked by
+//! `scripts/fetch-models.sh`).
+
+pub mod graph;
+
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+
+use ort::environment::Environment;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::{Session, SessionInputValue};
+use ort::value::Tensor;
+use strata_core::{Error, Result};
+use tokenizers::{Encoding, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
+
+use crate::folder::{ModelFolder, Weights};
+use crate::{l2_normalize, locate, Embedder, EmbedderInfo, Embeddings, Pooling};
+
+/// How a local model runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalOptions {
+    /// Intra-op threads. Default: the number of cores.
+    pub threads: usize,
+    /// Texts per forward pass. Default 32: on two cores, batch 64 of 256-token texts ran at
+    /// half the speed of batch 32 (attention tensors leave the cache; see
+    /// `bench/results/embedding-stack.md`).
+    pub batch_size: usize,
+}
+
+impl Default for LocalOptions {
+    fn default() -> Self {
+        LocalOptions {
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            batch_size: 32,
+        }
+    }
+}
+
+/// A BERT-family sentence-transformer on ONNX Runtime.
+pub struct LocalEmbedder {
+    info: EmbedderInfo,
+    tokenizer: Tokenizer,
+    session: Mutex<Session>,
+    batch_size: usize,
+}
+
+impl std::fmt::Debug for LocalEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalEmbedder")
+            .field("info", &self.info)
+            .field("batch_size", &self.batch_size)
+            .finish()
+    }
+}
+
+/// The process-wide ONNX Runtime environment, created on first use from the library
+/// [`locate::find_onnxruntime`] finds.
+fn environment() -> Result<&'static Environment> {
+    static ENV: OnceLock<std::result::Result<Environment, String>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let lib = locate::find_onnxruntime().map_err(|e| e.to_string())?;
+        let builder = ort::init_from(&lib).map_err(|e| format!("loading {}: {e}", lib.display()))?;
+        builder
+            .with_name("strata")
+            .build()
+            .map_err(|e| format!("starting ONNX Runtime ({}): {e}", lib.display()))
+    })
+    .as_ref()
+    .map_err(|e| Error::user(e.clone()))
+}
+
+impl LocalEmbedder {
+    /// Loads model `spec` (a folder path or a name, see [`locate::find_model`]).
+    pub fn open(spec: &str, options: LocalOptions) -> Result<LocalEmbedder> {
+        let dir = locate::find_model(spec)?;
+        LocalEmbedder::load(&ModelFolder::read(&dir)?, options)
+    }
+
+    /// Loads a model folder that has been read.
+    pub fn load(folder: &ModelFolder, options: LocalOptions) -> Result<LocalEmbedder> {
+        let weights = match &folder.weights {
+            Weights::Safetensors(path) => path,
+            Weights::PytorchBin(path) => {
+                return Err(Error::user(format!(
+                    "{}: strata reads model.safetensors, not PyTorch pickles; convert once with \
+                     `python -c \"import torch, safetensors.torch as s; \
+                     s.save_file(torch.load('{p}'), '{dir}/model.safetensors')\"`",
+                    path.display(),
+                    p = path.display(),
+                    dir = folder.dir.display()
+                )))
+            }
+        };
+        let mut tokenizer = Tokenizer::from_file(&folder.tokenizer)
+            .map_err(|e| Error::user(format!("{}: {e}", folder.tokenizer.display())))?;
+        // The published tokenizer.json often truncates and pads to 128; strata truncates to
+        // the model's window and pads per batch itself.
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: folder.max_seq_len,
+                strategy: TruncationStrategy::LongestFirst,
+                stride: 0,
+                direction: TruncationDirection::Right,
+            }))
+            .map_err(|e| Error::user(format!("{}: {e}", folder.tokenizer.display())))?;
+        tokenizer.with_padding(None);
+
+        let env = environment()?;
+        let model = graph::build(&folder.config, weights)?;
+        let builder = |e: ort::Error| Error::Internal(format!("configuring ONNX Runtime: {e}"));
+        let session_builder = Session::builder(env)
+            .map_err(|e| builder(e))?
+            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .map_err(|e| builder(e.into()))?
+            .with_intra_threads(options.threads.max(1))
+            .map_err(|e| builder(e.into()))?
+            .with_inter_threads(1)
+            .map_err(|e| builder(e.into()))?;
+        let session = model.into_session(&session_builder).map_err(|e| {
+            Error::Internal(format!("building the encoder for {}: {e}", folder.dir.display()))
+        })?;
+
+        Ok(LocalEmbedder {
+            info: EmbedderInfo {
+                model_id: folder.model_id.clone(),
+                dim: folder.config.hidden_size,
+                max_seq_len: folder.max_seq_len,
+                pooling: folder.pooling,
+                tokenizer: Some(folder.tokenizer.clone()),
+                query_prefix: folder.query_prefix.clone(),
+                passage_prefix: folder.passage_prefix.clone(),
+            },
+            tokenizer,
+            session: Mutex::new(session),
+            batch_size: options.batch_size.max(1),
+        })
+    }
+
+    /// Model folder path convenience for tests and tools.
+    pub fn open_dir(dir: &Path, options: LocalOptions) -> Result<LocalEmbedder> {
+        LocalEmbedder::load(&ModelFolder::read(dir)?, options)
+    }
+
+    fn embed(&self, texts: &[&str], prefix: &str) -> Result<Embeddings> {
+        let dim = self.info.dim;
+        let mut encodings = Vec::with_capacity(texts.len());
+        for text in texts {
+            let input = if prefix.is_empty() { (*text).to_string() } else { format!("{prefix}{text}") };
+            encodings.push(
+                self.tokenizer
+                    .encode(input, true)
+                    .map_err(|e| Error::Internal(format!("tokenizing for {}: {e}", self.info.model_id)))?,
+            );
+        }
+        let truncated: Vec<usize> = encodings
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.get_overflowing().is_empty())
+            .map(|(i, _)| i)
+            .collect();
+        // Longest first, as sentence-transformers does; ties keep input order.
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].len()));
+
+        let mut out = vec![0.0f32; texts.len() * dim];
+        for batch in order.chunks(self.batch_size) {
+            let rows: Vec<&Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
+            let pooled = self.run(&rows)?;
+            for (k, &i) in batch.iter().enumerate() {
+                out[i * dim..(i + 1) * dim].copy_from_slice(&pooled[k * dim..(k + 1) * dim]);
+            }
+        }
+        let mut embeddings = Embeddings::new(dim, out);
+        embeddings.set_truncated(truncated);
+        Ok(embeddings)
+    }
+
+    /// One forward pass over `rows`, padded to the longest; returns pooled, normalized rows.
+    fn run(&self, rows: &[&Encoding]) -> Result<Vec<f32>> {
+        let n = rows.len();
+        let len = rows.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![0i64; n * len];
+        let mut mask = vec![0i64; n * len];
+        for (r, e) in rows.iter().enumerate() {
+            for (t, (&id, &m)) in e.get_ids().iter().zip(e.get_attention_mask()).enumerate() {
+                ids[r * len + t] = id as i64;
+                mask[r * len + t] = m as i64;
+            }
+        }
+        let err = |e: ort::Error| Error::Internal(format!("running {}: {e}", self.info.model_id));
+        let shape = vec![n as i64, len as i64];
+        let inputs: Vec<(std::borrow::Cow<'_, str>, SessionInputValue<'_>)> = vec![
+            ("input_ids".into(), Tensor::from_array((shape.clone(), ids)).map_err(err)?.into()),
+            ("attention_mask".into(), Tensor::from_array((shape, mask.clone())).map_err(err)?.into()),
+        ];
+        let mut session =
+            self.session.lock().map_err(|_| Error::Internal("embedder lock poisoned".into()))?;
+        let outputs = session.run(inputs).map_err(err)?;
+        let (_, hidden) = outputs[graph::OUTPUT].try_extract_tensor::<f32>().map_err(err)?;
+        let dim = self.info.dim;
+        let mut pooled = vec![0.0f32; n * dim];
+        for r in 0..n {
+            let dst = &mut pooled[r * dim..(r + 1) * dim];
+            match self.info.pooling {
+                Pooling::Cls => dst.copy_from_slice(&hidden[r * len * dim..r * len * dim + dim]),
+                Pooling::Mean => {
+                    let mut count = 0.0f32;
+                    for t in 0..len {
+                        if mask[r * len + t] != 0 {
+                            count += 1.0;
+                            let src = &hidden[(r * len + t) * dim..(r * len + t + 1) * dim];
+                            dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
+                        }
+                    }
+                    dst.iter_mut().for_each(|d| *d /= count.max(1.0));
+                }
+            }
+            l2_normalize(dst);
+        }
+        Ok(pooled)
+    }
+}
+
+impl Embedder for LocalEmbedder {
+    fn info(&self) -> &EmbedderInfo {
+        &self.info
+    }
+
+    fn embed_passages(&self, texts: &[&str]) -> Result<Embeddings> {
+        self.embed(texts, &self.info.passage_prefix)
+    }
+
+    fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {
+        self.embed(texts, &self.info.query_prefix)
+    }
+}

@@ -1,0 +1,402 @@
+//! The embedded store's dense vectors: immutable segments, published by tantivy's commit.
+//!
+//! ```text
+//! .strata/vectors/
+//!   seg-000003.vec     strata-vector matrix file: rows of f32, memory-mapped
+//!   seg-000003.keys    JSON: which document and chunk each row is, with node and kind
+//!   seg-000003.hnsw    HNSW graph over the segment's rows (large segments only)
+//! ```
+//!
+//! Each commit that put documents writes one new segment. Which segments are live, and which
+//! documents inside older segments are dead (replaced or removed since), is recorded in the
+//! payload of the same tantivy commit that publishes the documents' records, so vectors and
+//! chunks can never disagree: a crash before that commit leaves the new files unreferenced,
+//! and the next commit deletes them.
+//!
+//! Search is exact inner product over every live row of the small segments (SIMD, both
+//! cores) plus an HNSW search of each segment that has a graph; the lists are merged by
+//! score. Once the live rows reach the ANN threshold, a commit merges all live rows into one
+//! segment with a graph, and merges again when small segments or dead rows grow past a
+//! tenth of it.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use strata_core::{ChunkKind, ChunkVectors, DocId, Error, Result};
+use strata_vector::{flat, write_matrix, Hnsw, HnswParams, Matrix, MmapMatrix};
+
+use crate::store::{Filter, LegHit};
+
+/// Folder of the vector files inside the index folder.
+pub const VECTORS_DIR: &str = "vectors";
+
+/// Merge everything into one segment when more than this share of rows is dead or sits in
+/// small segments next to a graph-indexed one.
+const MERGE_SHARE: f64 = 0.1;
+/// Most segments before they are merged.
+const MAX_SEGMENTS: usize = 16;
+
+/// The vector state a tantivy commit publishes (its payload, as JSON).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VectorState {
+    /// Number of the next segment.
+    pub next: u64,
+    /// Live segments, oldest first.
+    pub segments: Vec<SegmentState>,
+}
+
+/// One live segment and the documents in it that are no longer live.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SegmentState {
+    /// File stem, `seg-NNNNNN`.
+    pub name: String,
+    /// Documents of this segment replaced or removed by later commits.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub dead: BTreeSet<String>,
+    /// Whether `NAME.hnsw` exists.
+    #[serde(default)]
+    pub hnsw: bool,
+}
+
+/// `NAME.keys`: what each row of a segment is.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct SegmentKeys {
+    model: String,
+    dim: usize,
+    docs: Vec<SegmentDoc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SegmentDoc {
+    id: String,
+    first_row: u32,
+    chunks: Vec<String>,
+    nodes: Vec<u32>,
+    kinds: Vec<ChunkKind>,
+}
+
+/// A loaded segment.
+struct Segment {
+    state: SegmentState,
+    matrix: MmapMatrix,
+    keys: SegmentKeys,
+    /// Row → index into `keys.docs`.
+    row_doc: Vec<u32>,
+    /// Row → live.
+    live: Vec<bool>,
+    live_rows: usize,
+    hnsw: Option<Hnsw>,
+}
+
+/// Vectors staged for the next commit: one document's chunks.
+struct Staged {
+    doc: SegmentDoc,
+    values: Vec<f32>,
+}
+
+/// The vectors of an embedded store: the loaded live segments and the staged changes.
+pub struct Vectors {
+    dir: PathBuf,
+    state: VectorState,
+    segments: Vec<Segment>,
+    staged: Vec<Staged>,
+    /// Documents put or removed since the last commit: dead in every older segment.
+    touched: HashSet<String>,
+    ann_threshold: usize,
+}
+
+fn index_err(dir: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::Index { path: dir.to_path_buf(), reason: reason.to_string() }
+}
+
+impl Vectors {
+    /// Loads the segments `state` names from `index_dir/vectors`.
+    pub fn open(index_dir: &Path, state: VectorState, ann_threshold: usize) -> Result<Vectors> {
+        let dir = index_dir.join(VECTORS_DIR);
+        let segments =
+            state.segments.iter().map(|s| Segment::load(&dir, s.clone())).collect::<Result<_>>()?;
+        Ok(Vectors { dir, state, segments, staged: Vec::new(), touched: HashSet::new(), ann_threshold })
+    }
+
+    /// Sets the row count above which segments get an HNSW graph.
+    pub fn set_ann_threshold(&mut self, rows: usize) {
+        self.ann_threshold = rows;
+    }
+
+    /// Live vectors.
+    pub fn len(&self) -> usize {
+        self.segments.iter().map(|s| s.live_rows).sum()
+    }
+
+    /// Stages the vectors of a document's chunks, replacing any earlier ones.
+    pub fn put(&mut self, doc: &DocId, chunks: &[strata_core::Chunk], vectors: Option<&ChunkVectors>) {
+        self.remove(doc);
+        let Some(vectors) = vectors else { return };
+        self.staged.push(Staged {
+            doc: SegmentDoc {
+                id: doc.as_str().to_string(),
+                first_row: 0,
+                chunks: chunks.iter().map(|c| c.id.clone()).collect(),
+                nodes: chunks.iter().map(|c| c.node.0).collect(),
+                kinds: chunks.iter().map(|c| c.kind).collect(),
+            },
+            values: vectors.values.clone(),
+        });
+    }
+
+    /// Stages the removal of a document's vectors.
+    pub fn remove(&mut self, doc: &DocId) {
+        self.staged.retain(|s| s.doc.id != doc.as_str());
+        self.touched.insert(doc.as_str().to_string());
+    }
+
+    /// Writes the staged vectors as a new segment (merging and building graphs when due) and
+    /// returns the state to publish with the commit. Nothing is visible until
+    /// [`Vectors::published`] is called after the commit succeeded.
+    pub fn prepare(&mut self, model: &str, dim: usize) -> Result<VectorState> {
+        let mut state = self.state.clone();
+        // Older segments lose the documents touched in this transaction.
+        for (seg, s) in state.segments.iter_mut().zip(&self.segments) {
+            for doc in &s.keys.docs {
+                if self.touched.contains(&doc.id) {
+                    seg.dead.insert(doc.id.clone());
+                }
+            }
+        }
+        let live_of = |seg: &SegmentState, s: &Segment| -> usize {
+            s.keys.docs.iter().filter(|d| !seg.dead.contains(&d.id)).map(|d| d.chunks.len()).sum()
+        };
+        let mut kept: Vec<(SegmentState, usize, usize)> = Vec::new(); // state, live rows, all rows
+        for (seg, s) in state.segments.iter().zip(&self.segments) {
+            let live = live_of(seg, s);
+            if live > 0 {
+                kept.push((seg.clone(), live, s.matrix.rows()));
+            }
+        }
+        let staged_rows: usize = self.staged.iter().map(|s| s.doc.chunks.len()).sum();
+        let live_total = kept.iter().map(|k| k.1).sum::<usize>() + staged_rows;
+        let all_total = kept.iter().map(|k| k.2).sum::<usize>() + staged_rows;
+        let indexed = kept.iter().filter(|k| k.0.hnsw).map(|k| k.1).max().unwrap_or(0);
+
+        let merge = live_total > 0
+            && (kept.len() + 1 > MAX_SEGMENTS
+                || (live_total >= self.ann_threshold
+                    && (live_total - indexed) as f64 > MERGE_SHARE * live_total as f64)
+                || (all_total - live_total) as f64 > MERGE_SHARE.max(0.25) * all_total as f64);
+
+        let mut new_docs: Vec<(SegmentDoc, Vec<f32>)> = Vec::new();
+        if merge {
+            for (seg, s) in state.segments.iter().zip(&self.segments) {
+                for doc in s.keys.docs.iter().filter(|d| !seg.dead.contains(&d.id)) {
+                    let first = doc.first_row as usize;
+                    let values = s.matrix.as_slice()
+                        [first * s.matrix.dim()..(first + doc.chunks.len()) * s.matrix.dim()]
+                        .to_vec();
+                    new_docs.push((doc.clone(), values));
+                }
+            }
+            kept.clear();
+        }
+        new_docs.extend(self.staged.iter().map(|s| (s.doc.clone(), s.values.clone())));
+
+        let mut segments: Vec<SegmentState> = kept.into_iter().map(|k| k.0).collect();
+        if !new_docs.is_empty() {
+            let name = format!("seg-{:06}", state.next);
+            state.next += 1;
+            let rows: usize = new_docs.iter().map(|d| d.0.chunks.len()).sum();
+            let hnsw = rows >= self.ann_threshold;
+            write_segment(&self.dir, &name, model, dim, new_docs, hnsw)?;
+            segments.push(SegmentState { name, dead: BTreeSet::new(), hnsw });
+        }
+        state.segments = segments;
+        Ok(state)
+    }
+
+    /// Makes `state` (just committed) the current one, and deletes files no state names.
+    pub fn published(&mut self, state: VectorState) -> Result<()> {
+        self.reload(state)?;
+        self.staged.clear();
+        self.touched.clear();
+        let keep: HashSet<String> = self.state.segments.iter().map(|s| s.name.clone()).collect();
+        for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            if stem.starts_with("seg-") && !keep.contains(stem) {
+                // A reader that still maps the file keeps its pages; only the name goes.
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        Ok(())
+    }
+
+    /// Switches to `state`, reusing segments that are already loaded.
+    pub fn reload(&mut self, state: VectorState) -> Result<()> {
+        if state == self.state {
+            return Ok(());
+        }
+        let mut old: HashMap<String, Segment> =
+            self.segments.drain(..).map(|s| (s.state.name.clone(), s)).collect();
+        let mut segments = Vec::with_capacity(state.segments.len());
+        for seg in &state.segments {
+            match old.remove(&seg.name) {
+                Some(mut s) => {
+                    s.set_dead(seg.clone());
+                    segments.push(s);
+                }
+                None => segments.push(Segment::load(&self.dir, seg.clone())?),
+            }
+        }
+        self.segments = segments;
+        self.state = state;
+        Ok(())
+    }
+
+    /// The `limit` live chunks whose vectors score highest against `query`, best first.
+    pub fn search(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        let mut hits: Vec<(f32, &str)> = Vec::new();
+        for s in &self.segments {
+            let doc_ix = filter.doc.as_ref().map(|d| s.keys.docs.iter().position(|x| x.id == d.as_str()));
+            if doc_ix == Some(None) {
+                continue;
+            }
+            let keep = |row: u32| -> bool {
+                let row = row as usize;
+                if !s.live[row] {
+                    return false;
+                }
+                let di = s.row_doc[row] as usize;
+                if let Some(Some(want)) = doc_ix {
+                    if di != want {
+                        return false;
+                    }
+                }
+                let doc = &s.keys.docs[di];
+                let j = row - doc.first_row as usize;
+                if let Some((first, last)) = filter.nodes {
+                    let node = doc.nodes[j];
+                    if node < first.0 || node > last.0 {
+                        return false;
+                    }
+                }
+                filter.kind.is_none_or(|k| doc.kinds[j] == k)
+            };
+            let all_live = s.live_rows == s.matrix.rows();
+            let unfiltered =
+                all_live && filter.doc.is_none() && filter.nodes.is_none() && filter.kind.is_none();
+            let keep_ref: &(dyn Fn(u32) -> bool + Sync) = &keep;
+            let found = match &s.hnsw {
+                Some(graph) => graph.search(&s.matrix, query, limit, (!unfiltered).then_some(keep_ref)),
+                None => flat::search(&s.matrix, query, limit, (!unfiltered).then_some(keep_ref)),
+            }
+            .map_err(|e| index_err(&self.dir, e))?;
+            for (row, score) in found {
+                let doc = &s.keys.docs[s.row_doc[row as usize] as usize];
+                hits.push((score, &doc.chunks[row as usize - doc.first_row as usize]));
+            }
+        }
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        hits.truncate(limit);
+        Ok(hits.into_iter().map(|(score, chunk)| LegHit { chunk: chunk.to_string(), score }).collect())
+    }
+}
+
+impl Segment {
+    fn load(dir: &Path, state: SegmentState) -> Result<Segment> {
+        let base = dir.join(&state.name);
+        let matrix = MmapMatrix::open(&base.with_extension("vec")).map_err(|e| index_err(dir, e))?;
+        let keys_path = base.with_extension("keys");
+        let text = std::fs::read(&keys_path)
+            .map_err(|e| Error::io(format!("reading {}", keys_path.display()), e))?;
+        let keys: SegmentKeys = serde_json::from_slice(&text).map_err(|e| {
+            index_err(dir, format!("{} is damaged ({e}); re-create the index", keys_path.display()))
+        })?;
+        let rows: usize = keys.docs.iter().map(|d| d.chunks.len()).sum();
+        if rows != matrix.rows() || keys.dim != matrix.dim() {
+            return Err(index_err(
+                dir,
+                format!(
+                    "{}: {} rows of {} in the keys, {} of {} in the matrix; re-create the index",
+                    state.name,
+                    rows,
+                    keys.dim,
+                    matrix.rows(),
+                    matrix.dim()
+                ),
+            ));
+        }
+        let mut row_doc = Vec::with_capacity(rows);
+        for (i, d) in keys.docs.iter().enumerate() {
+            row_doc.extend(std::iter::repeat_n(i as u32, d.chunks.len()));
+        }
+        let hnsw = if state.hnsw {
+            Some(Hnsw::load(&base.with_extension("hnsw"), &matrix).map_err(|e| index_err(dir, e))?)
+        } else {
+            None
+        };
+        let mut segment =
+            Segment { state: state.clone(), matrix, keys, row_doc, live: Vec::new(), live_rows: 0, hnsw };
+        segment.set_dead(state);
+        Ok(segment)
+    }
+
+    fn set_dead(&mut self, state: SegmentState) {
+        self.live = vec![true; self.matrix.rows()];
+        for d in self.keys.docs.iter().filter(|d| state.dead.contains(&d.id)) {
+            let first = d.first_row as usize;
+            self.live[first..first + d.chunks.len()].iter_mut().for_each(|l| *l = false);
+        }
+        self.live_rows = self.live.iter().filter(|l| **l).count();
+        self.state = state;
+    }
+}
+
+/// Writes `NAME.vec`, `NAME.keys` and, when asked, `NAME.hnsw`.
+fn write_segment(
+    dir: &Path,
+    name: &str,
+    model: &str,
+    dim: usize,
+    docs: Vec<(SegmentDoc, Vec<f32>)>,
+    hnsw: bool,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+    let base = dir.join(name);
+    let mut keys = SegmentKeys { model: model.to_string(), dim, docs: Vec::with_capacity(docs.len()) };
+    let mut values = Vec::new();
+    let mut row = 0u32;
+    for (mut doc, v) in docs {
+        if v.len() != doc.chunks.len() * dim {
+            return Err(Error::Internal(format!(
+                "{}: {} values for {} chunks of dimension {dim}",
+                doc.id,
+                v.len(),
+                doc.chunks.len()
+            )));
+        }
+        doc.first_row = row;
+        row += doc.chunks.len() as u32;
+        values.extend_from_slice(&v);
+        keys.docs.push(doc);
+    }
+    write_matrix(&base.with_extension("vec"), dim, &values).map_err(|e| index_err(dir, e))?;
+    let keys_path = base.with_extension("keys");
+    let text = serde_json::to_vec(&keys).map_err(|e| Error::Internal(e.to_string()))?;
+    write_synced(&keys_path, &text)?;
+    if hnsw {
+        let matrix = MmapMatrix::open(&base.with_extension("vec")).map_err(|e| index_err(dir, e))?;
+        let started = std::time::Instant::now();
+        let graph = Hnsw::build(&matrix, HnswParams::default()).map_err(|e| index_err(dir, e))?;
+        graph.save(&base.with_extension("hnsw")).map_err(|e| index_err(dir, e))?;
+        tracing::info!(rows = matrix.rows(), secs = started.elapsed().as_secs_f64(), "built HNSW graph");
+    }
+    Ok(())
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let io = |e| Error::io(format!("writing {}", path.display()), e);
+    let mut f = std::fs::File::create(path).map_err(io)?;
+    f.write_all(bytes).map_err(io)?;
+    f.sync_all().map_err(io)
+}
