@@ -16,6 +16,11 @@ pub struct Cli {
     #[arg(long, global = true, env = "STRATA_CONFIG")]
     pub config: Option<PathBuf>,
 
+    /// Embedding model for the dense leg: a sentence-transformers folder, or a name found in
+    /// STRATA_MODELS or the cache (default from config: all-MiniLM-L6-v2).
+    #[arg(long, global = true)]
+    pub model: Option<String>,
+
     /// Print JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
@@ -42,7 +47,7 @@ pub enum Command {
     Search {
         /// The query: words, "quoted phrases", section numbers (§ 4.2, Section 102(b)).
         query: String,
-        /// keyword, exact or hybrid (default from config: hybrid).
+        /// keyword, exact, dense or hybrid (default from config: hybrid).
         #[arg(long)]
         mode: Option<String>,
         /// Number of results (1-100, default 10).

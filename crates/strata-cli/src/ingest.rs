@@ -4,6 +4,10 @@
 //! writes. A bounded channel keeps at most a few processed documents in memory. One bad file
 //! is reported and skipped; the others go on. Commits happen every `ingest.commit_every`
 //! documents and at the end, so a crash loses at most the documents since the last commit.
+//!
+//! With the dense leg on, the main thread also embeds each document's chunks before writing
+//! them (the embedder uses every core itself), in slices so the progress bar moves inside
+//! long documents and reports the embedding throughput.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,7 +18,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use strata_core::{Config, DocId, Format};
+use strata_core::{ChunkVectors, Config, DocId, Format};
+use strata_embed::Embedder;
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
 use strata_ingest::pipeline::Pipeline;
 
@@ -48,6 +53,15 @@ pub struct Summary {
     pub failed: usize,
     /// Chunks written.
     pub chunks: usize,
+    /// Embedding model, when the dense leg is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Chunks embedded.
+    pub embedded: usize,
+    /// Seconds spent embedding.
+    pub embed_seconds: f64,
+    /// Chunks longer than the model's window (their tails are invisible to the dense leg).
+    pub truncated: usize,
     /// Seconds.
     pub seconds: f64,
     /// Per file.
@@ -114,7 +128,14 @@ enum Work {
 }
 
 /// Runs an ingest.
-pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progress: bool) -> Result<Summary> {
+pub fn run(
+    config: &Config,
+    index: &Path,
+    inputs: &[String],
+    force: bool,
+    progress: bool,
+    embedder: Option<&dyn Embedder>,
+) -> Result<Summary> {
     let started = Instant::now();
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
     let wanted = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
@@ -150,6 +171,10 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
         unchanged: 0,
         failed: outcomes.len(),
         chunks: 0,
+        model: embedder.map(|e| e.info().model_id.clone()),
+        embedded: 0,
+        embed_seconds: 0.0,
+        truncated: 0,
         seconds: 0.0,
         outcomes: Vec::new(),
     };
@@ -182,7 +207,7 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
         drop(tx);
         for work in rx {
             match work {
-                Work::Done(path, ing) => {
+                Work::Done(path, mut ing) => {
                     bar.set_message(path.display().to_string());
                     let id = ing.document.id.clone();
                     let source = ing.document.source.path.clone();
@@ -195,6 +220,33 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
                         outcomes.push(failed(&path.display().to_string(), msg));
                         bar.inc(1);
                         continue;
+                    }
+                    let mut messages = ing.document.warnings.clone();
+                    if let Some(embedder) = embedder {
+                        let started = Instant::now();
+                        match embed(embedder, &ing, &bar, &summary) {
+                            Ok((vectors, truncated)) => {
+                                summary.embedded += vectors.len();
+                                summary.truncated += truncated;
+                                if truncated > 0 {
+                                    messages.push(format!(
+                                        "{truncated} chunks are longer than {}'s {}-token window; their tails \
+                                         are invisible to the dense leg (lower [chunk] max_tokens)",
+                                        embedder.info().model_id,
+                                        embedder.info().max_seq_len
+                                    ));
+                                }
+                                ing.vectors = Some(vectors);
+                            }
+                            Err(e) => {
+                                summary.failed += 1;
+                                let msg = format!("{}: embedding failed: {e}", path.display());
+                                outcomes.push(failed(&path.display().to_string(), msg));
+                                bar.inc(1);
+                                continue;
+                            }
+                        }
+                        summary.embed_seconds += started.elapsed().as_secs_f64();
                     }
                     if let Err(e) = store.put(&ing) {
                         summary.failed += 1;
@@ -213,7 +265,7 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
                         status: "ingested",
                         doc_id: Some(ing.document.id.to_string()),
                         chunks: ing.chunks.len(),
-                        messages: ing.document.warnings.clone(),
+                        messages,
                     });
                     if since_commit >= config.ingest.commit_every {
                         store.commit()?;
@@ -247,4 +299,48 @@ pub fn run(config: &Config, index: &Path, inputs: &[String], force: bool, progre
     summary.seconds = started.elapsed().as_secs_f64();
     summary.outcomes = outcomes;
     Ok(summary)
+}
+
+/// Chunks embedded per call, so that progress shows inside long documents.
+const EMBED_SLICE: usize = 64;
+
+/// Embeds the chunks of `ing` as the keyword leg indexes them (context, overlap and own
+/// text); returns the vectors and how many chunks the model truncated.
+fn embed(
+    embedder: &dyn Embedder,
+    ing: &strata_ingest::pipeline::Ingested,
+    bar: &ProgressBar,
+    summary: &Summary,
+) -> Result<(ChunkVectors, usize)> {
+    let texts: Vec<String> = ing
+        .chunks
+        .iter()
+        .map(|c| {
+            let indexed = c.indexed_span().slice(&ing.document.text);
+            match &c.context {
+                Some(context) => format!("{context}\n{indexed}"),
+                None => indexed.to_string(),
+            }
+        })
+        .collect();
+    let info = embedder.info();
+    let mut values = Vec::with_capacity(texts.len() * info.dim);
+    let mut truncated = 0;
+    let started = Instant::now();
+    for (i, slice) in texts.chunks(EMBED_SLICE).enumerate() {
+        let refs: Vec<&str> = slice.iter().map(String::as_str).collect();
+        let vectors = embedder.embed_passages(&refs)?;
+        truncated += vectors.truncated().len();
+        values.extend_from_slice(vectors.as_slice());
+        let done = summary.embedded + (i * EMBED_SLICE + slice.len());
+        let rate = (i * EMBED_SLICE + slice.len()) as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "{} · embedding {}/{} chunks · {done} total · {rate:.0} chunks/s",
+            ing.document.source.path,
+            i * EMBED_SLICE + slice.len(),
+            texts.len()
+        ));
+    }
+    let dim = if texts.is_empty() { info.dim } else { values.len() / texts.len() };
+    Ok((ChunkVectors { model: info.model_id.clone(), dim, values }, truncated))
 }

@@ -2,6 +2,7 @@
 //! renders their answers as text or JSON.
 
 mod args;
+mod embedder;
 mod ingest;
 mod render;
 
@@ -68,7 +69,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Ingest { paths, force, quiet } => {
             let progress = !quiet && !cli.json && std::io::stderr().is_terminal();
-            let summary = ingest::run(&config, &cli.index, &paths, force, progress)?;
+            let mut config = config;
+            let embedder = embedder::for_ingest(&config, cli.model.as_deref())?;
+            if let Some(note) = embedder.as_deref().and_then(|e| embedder::fit_chunks(&mut config, e)) {
+                tracing::info!("{note}");
+            }
+            let summary = ingest::run(&config, &cli.index, &paths, force, progress, embedder.as_deref())?;
             emit(cli.json, &summary, render::ingest)?;
             let nothing = summary.ingested == 0 && summary.unchanged == 0;
             Ok(if nothing { ExitCode::FAILURE } else { ExitCode::SUCCESS })
@@ -93,7 +99,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     format!("unknown chunk kind {kind:?}; use one of content, definition, requirement, table, code, list")
                 })?);
             }
-            let searcher = Searcher::new(&store, config.search.clone())?;
+            let needs_dense = matches!(mode, Mode::Dense | Mode::Hybrid);
+            let embedder = if needs_dense {
+                embedder::for_index(&config, store.manifest(), cli.model.as_deref())?
+            } else {
+                None
+            };
+            let mut searcher = Searcher::new(&store, config.search.clone())?;
+            if let Some(embedder) = embedder.as_deref() {
+                searcher = searcher.with_embedder(embedder)?;
+            }
             let response = searcher.search(&SearchRequest { query, mode, k, filter })?;
             emit(cli.json, &response, render::search)?;
             Ok(ExitCode::SUCCESS)

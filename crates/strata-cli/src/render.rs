@@ -23,7 +23,7 @@ pub fn search(r: &SearchResponse) {
     }
     for (i, h) in r.hits.iter().enumerate() {
         let ranks: Vec<String> =
-            h.ranks.iter().map(|(leg, rank)| format!("{} #{rank}", leg.name())).collect();
+            h.legs.iter().map(|(leg, r)| format!("{} #{}", leg.name(), r.rank)).collect();
         println!(
             "{:>2}. {} — {}",
             i + 1,
@@ -63,6 +63,19 @@ pub fn ingest(s: &Summary) {
         "{} files: {} ingested, {} unchanged, {} failed; {} chunks in {:.2}s",
         s.files, s.ingested, s.unchanged, s.failed, s.chunks, s.seconds
     );
+    if let Some(model) = &s.model {
+        let rate = s.embedded as f64 / s.embed_seconds.max(1e-9);
+        println!(
+            "embedded {} chunks with {model} in {:.2}s ({rate:.1} chunks/s){}",
+            s.embedded,
+            s.embed_seconds,
+            if s.truncated > 0 {
+                format!("; {} truncated at the model's window", s.truncated)
+            } else {
+                String::new()
+            }
+        );
+    }
 }
 
 pub fn tree(root: &OutlineNode) {

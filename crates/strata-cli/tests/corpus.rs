@@ -165,7 +165,7 @@ fn search_hits_carry_citations() {
     let Some(ing) = ingested() else { return };
     let r = json(&ing.index, &["search", "conditional request preconditions", "-k", "3"]);
     let hit = &r["hits"][0];
-    for key in ["doc_title", "source_path", "heading_path", "pages", "span", "kind", "score", "ranks", "text"]
+    for key in ["doc_title", "source_path", "heading_path", "pages", "span", "kind", "score", "legs", "text"]
     {
         assert!(hit.get(key).is_some(), "hit lacks {key}: {hit:#}");
     }
@@ -206,7 +206,7 @@ fn ranking_snapshots() {
         out.push_str(&format!("query: {q}\n"));
         for (i, h) in r.hits.iter().enumerate() {
             let ordinal = h.chunk_id.rsplit(':').next().unwrap();
-            let ranks: Vec<String> = h.ranks.iter().map(|(l, r)| format!("{}#{r}", l.name())).collect();
+            let ranks: Vec<String> = h.legs.iter().map(|(l, r)| format!("{}#{}", l.name(), r.rank)).collect();
             out.push_str(&format!(
                 "  {}. {} [{ordinal}] {} ({})\n",
                 i + 1,

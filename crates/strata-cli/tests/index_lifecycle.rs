@@ -82,6 +82,7 @@ fn kill_9_mid_ingest_leaves_the_last_commit_readable() {
         .arg(&index)
         .args(["ingest", "--quiet", docs.to_str().unwrap()])
         .env("STRATA_INGEST_COMMIT_EVERY", "2")
+        .env("STRATA_DENSE_ENABLED", "false")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

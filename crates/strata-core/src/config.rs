@@ -90,6 +90,15 @@ pub struct DenseHttpConfig {
     pub timeout_secs: u64,
     /// Retries after the first attempt. Default 5.
     pub max_retries: u32,
+    /// How the key is sent: `bearer` (`Authorization: Bearer KEY`, the default) or `api-key`
+    /// (Azure OpenAI's `api-key: KEY`).
+    pub auth_header: String,
+    /// Text put before queries (e.g. `query: ` for e5 served by TEI).
+    pub query_prefix: String,
+    /// Text put before passages.
+    pub passage_prefix: String,
+    /// The model's window in tokens, for the record. Default 8191.
+    pub max_seq_len: usize,
 }
 
 impl Default for DenseHttpConfig {
@@ -102,6 +111,10 @@ impl Default for DenseHttpConfig {
             batch_size: 64,
             timeout_secs: 30,
             max_retries: 5,
+            auth_header: "bearer".into(),
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+            max_seq_len: 8191,
         }
     }
 }
@@ -325,6 +338,13 @@ impl Config {
         }
         if self.dense.http.batch_size == 0 {
             return bad("dense.http.batch_size", "must be at least 1", "0".into());
+        }
+        if !["bearer", "api-key"].contains(&self.dense.http.auth_header.as_str()) {
+            return bad(
+                "dense.http.auth_header",
+                "must be bearer or api-key",
+                format!("{:?}", self.dense.http.auth_header),
+            );
         }
         if self.dense.http.timeout_secs == 0 {
             return bad("dense.http.timeout_secs", "must be at least 1", "0".into());

@@ -112,10 +112,29 @@ impl Default for HttpEmbedderConfig {
     }
 }
 
+impl From<&strata_core::config::DenseHttpConfig> for HttpEmbedderConfig {
+    /// The `[dense.http]` section of `strata.toml` (validated there).
+    fn from(c: &strata_core::config::DenseHttpConfig) -> HttpEmbedderConfig {
+        HttpEmbedderConfig {
+            base_url: c.base_url.clone(),
+            model: c.model.clone(),
+            api_key_env: c.api_key_env.clone(),
+            auth_header: if c.auth_header == "api-key" { AuthHeader::ApiKey } else { AuthHeader::Bearer },
+            dimensions: c.dimensions,
+            batch_size: c.batch_size,
+            timeout_secs: c.timeout_secs,
+            max_retries: c.max_retries,
+            query_prefix: c.query_prefix.clone(),
+            passage_prefix: c.passage_prefix.clone(),
+            max_seq_len: c.max_seq_len,
+        }
+    }
+}
+
 impl HttpEmbedderConfig {
     /// Checks each value, naming the bad one.
     pub fn validate(&self) -> Result<()> {
-        let bad = |field: &str, why: String| Err(Error::user(format!("embed.http.{field} {why}")));
+        let bad = |field: &str, why: String| Err(Error::user(format!("dense.http.{field} {why}")));
         let url = self.base_url.trim();
         if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() < "http://x".len() {
             return bad("base_url", format!("must be an http:// or https:// URL, got {:?}", self.base_url));
@@ -572,8 +591,8 @@ mod tests {
     #[test]
     fn validate_names_the_bad_field() {
         let err = |c: HttpEmbedderConfig| c.validate().unwrap_err().to_string();
-        assert!(err(HttpEmbedderConfig::default()).contains("embed.http.model"));
-        assert!(err(config("localhost:8080")).contains("embed.http.base_url"));
+        assert!(err(HttpEmbedderConfig::default()).contains("dense.http.model"));
+        assert!(err(config("localhost:8080")).contains("dense.http.base_url"));
         assert!(err(HttpEmbedderConfig { batch_size: 0, ..config("http://h") }).contains("batch_size"));
         assert!(err(HttpEmbedderConfig { dimensions: Some(0), ..config("http://h") }).contains("dimensions"));
         assert!(config("http://h").validate().is_ok());

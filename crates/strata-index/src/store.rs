@@ -120,7 +120,7 @@ pub struct LegHit {
 }
 
 /// What search needs from an index.
-pub trait StoreRead {
+pub trait StoreRead: Send + Sync {
     /// The index manifest.
     fn manifest(&self) -> &Manifest;
 

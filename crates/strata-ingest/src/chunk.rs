@@ -222,7 +222,9 @@ impl Chunker {
         let from = ceil_boundary(text, starts[idx.saturating_sub(self.overlap).max(first)]).min(p);
         let i = b.sentences.partition_point(|&s| s < from);
         if let Some(&s) = b.sentences.get(i).filter(|&&s| s < p) {
-            let have = idx - lower(starts, s);
+            // `s` can fall inside the token that holds `p` (the tokenizer skips whitespace), so
+            // its first token may come after `idx`.
+            let have = idx.saturating_sub(lower(starts, s));
             if have * 4 >= self.overlap {
                 return s;
             }

@@ -42,8 +42,12 @@ fn blake3_hex(bytes: &[u8]) -> String {
 
 /// Checks properties 1–4; returns a description of the first violation.
 fn check(ing: &Ingested, max_tokens: usize) -> Result<(), String> {
+    check_with(ing, max_tokens, &Cl100k::new().unwrap())
+}
+
+/// [`check`] with the tokenizer the chunks were counted in.
+fn check_with(ing: &Ingested, max_tokens: usize, tok: &dyn Tokenizer) -> Result<(), String> {
     let doc: &Document = &ing.document;
-    let tok = Cl100k::new().unwrap();
     doc.validate()?;
     let text = &doc.text;
     let mut last_end = 0;
@@ -196,6 +200,38 @@ fn corpus_documents_tile() {
                 ing.chunks.iter().map(|c| tok.count(c.span.slice(&ing.document.text))).max().unwrap_or(0);
             eprintln!("{}: {} chunks, re-tokenized max {worst}", path.display(), ing.chunks.len());
             assert!(worst <= 512 + 1, "{}: {worst}", path.display());
+        }
+    }
+}
+
+/// Regression: with a WordPiece tokenizer (which skips whitespace) a sentence could start
+/// inside the token that holds a piece's start, and the overlap computation subtracted past
+/// zero (`attempt to subtract with overflow` on RFC 9110's HTML at 190/64, the settings the
+/// dense leg picks for all-MiniLM-L6-v2). Every corpus document now tiles at those settings
+/// in the model's own tokens.
+#[test]
+fn regression_overlap_start_inside_the_token_holding_the_piece_start() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
+    let model = std::env::var_os("STRATA_MODEL_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/strata/models/all-MiniLM-L6-v2")
+    });
+    if !corpus.exists() || !model.join("tokenizer.json").exists() {
+        eprintln!("skipping: needs the shared corpus and the test model (scripts/fetch-models.sh)");
+        return;
+    }
+    let mut config = Config::default();
+    config.chunk.max_tokens = 190;
+    config.chunk.overlap = 64;
+    config.tokenizer.model = Some(model.clone());
+    let p = Pipeline::new(&config).unwrap();
+    let tok = strata_ingest::tokenize::HfTokenizer::from_path(&model).unwrap();
+    for folder in ["markdown", "html", "txt"] {
+        let mut files: Vec<_> =
+            std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
+        files.sort();
+        for path in files {
+            let ing = p.ingest_file(&path).unwrap();
+            check_with(&ing, 190, &tok).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
     }
 }

@@ -45,6 +45,15 @@ pub struct RankedList {
     pub hits: Vec<LegHit>,
 }
 
+/// Where a result stood in one leg.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LegRank {
+    /// Rank in the leg's list, from 1.
+    pub rank: usize,
+    /// The leg's own score (BM25, exact-match order, or inner product).
+    pub score: f32,
+}
+
 /// One fused result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Fused {
@@ -52,8 +61,8 @@ pub struct Fused {
     pub chunk: String,
     /// Fused score.
     pub score: f64,
-    /// 1-based rank in each leg that returned it.
-    pub ranks: BTreeMap<Leg, usize>,
+    /// Rank (from 1) and the leg's own score, in each leg that returned it.
+    pub legs: BTreeMap<Leg, LegRank>,
 }
 
 /// Combines ranked lists into one.
@@ -83,19 +92,20 @@ impl Fusion for Rrf {
             for (i, hit) in list.hits.iter().enumerate() {
                 let rank = i + 1;
                 let idx = *at.entry(hit.chunk.clone()).or_insert_with(|| {
-                    order.push(Fused { chunk: hit.chunk.clone(), score: 0.0, ranks: BTreeMap::new() });
+                    order.push(Fused { chunk: hit.chunk.clone(), score: 0.0, legs: BTreeMap::new() });
                     order.len() - 1
                 });
                 let f = &mut order[idx];
-                if f.ranks.contains_key(&list.leg) {
+                if f.legs.contains_key(&list.leg) {
                     continue;
                 }
-                f.ranks.insert(list.leg, rank);
+                f.legs.insert(list.leg, LegRank { rank, score: hit.score });
                 f.score += list.weight / (self.k + rank as f64);
             }
         }
-        // Stable sort keeps first-appearance order on ties.
-        order.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap_or(std::cmp::Ordering::Equal));
+        // Stable sort keeps first-appearance order on ties (lists in the order given), so
+        // equal scores always come out the same way.
+        order.sort_by(|a, b| b.score.total_cmp(&a.score));
         order
     }
 }
@@ -119,8 +129,8 @@ mod tests {
         assert_eq!(fused[0].chunk, "b");
         let b = 1.0 / 62.0 + 1.0 / 61.0;
         assert!((fused[0].score - b).abs() < 1e-12);
-        assert_eq!(fused[0].ranks[&Leg::Keyword], 2);
-        assert_eq!(fused[0].ranks[&Leg::Exact], 1);
+        assert_eq!(fused[0].legs[&Leg::Keyword].rank, 2);
+        assert_eq!(fused[0].legs[&Leg::Exact].rank, 1);
     }
 
     #[test]

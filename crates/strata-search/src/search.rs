@@ -8,7 +8,9 @@ use strata_core::config::SearchConfig;
 use strata_core::{ChunkKind, Error, PageRange, Result, Span};
 use strata_index::{Filter, StoreRead};
 
-use crate::fuse::{Fused, Fusion, Leg, RankedList, Rrf};
+use strata_embed::Embedder;
+
+use crate::fuse::{Fused, Fusion, Leg, LegRank, RankedList, Rrf};
 use crate::plan::Plan;
 use crate::retrieve::{self, LEG_DEPTH};
 
@@ -86,8 +88,8 @@ pub struct SearchHit {
     pub kind: ChunkKind,
     /// Fused score.
     pub score: f64,
-    /// 1-based rank per leg.
-    pub ranks: BTreeMap<Leg, usize>,
+    /// Rank (from 1) and the leg's own score, per leg that found the chunk.
+    pub legs: BTreeMap<Leg, LegRank>,
     /// The chunk's text.
     pub text: String,
 }
@@ -112,13 +114,50 @@ pub struct Searcher<'s> {
     store: &'s dyn StoreRead,
     config: SearchConfig,
     defined_terms: Vec<String>,
+    embedder: Option<&'s dyn Embedder>,
 }
 
 impl<'s> Searcher<'s> {
     /// A searcher over `store` with search settings.
     pub fn new(store: &'s dyn StoreRead, config: SearchConfig) -> Result<Searcher<'s>> {
         let defined_terms = store.defined_terms()?;
-        Ok(Searcher { store, config, defined_terms })
+        Ok(Searcher { store, config, defined_terms, embedder: None })
+    }
+
+    /// Gives the searcher the query embedder of the dense leg. It must be the model the
+    /// index's vectors were made with.
+    pub fn with_embedder(mut self, embedder: &'s dyn Embedder) -> Result<Searcher<'s>> {
+        if let Some(dense) = &self.store.manifest().dense {
+            let info = embedder.info();
+            if info.model_id != dense.model || info.dim != dense.dim {
+                return Err(Error::user(format!(
+                    "the index's vectors were made with {} ({} dimensions), the query embedder is {} ({}); \
+                     pass --model {} or set [dense] model",
+                    dense.model, dense.dim, info.model_id, info.dim, dense.model
+                )));
+            }
+        }
+        self.embedder = Some(embedder);
+        Ok(self)
+    }
+
+    /// Whether the dense leg can run: the index has vectors and an embedder was given.
+    pub fn has_dense(&self) -> bool {
+        self.embedder.is_some() && self.store.manifest().dense.is_some()
+    }
+
+    fn dense_leg(&self, query: &str, filter: &Filter, depth: usize) -> Result<Vec<strata_index::LegHit>> {
+        match (self.embedder, &self.store.manifest().dense) {
+            (Some(embedder), Some(_)) => retrieve::dense(self.store, embedder, query, filter, depth),
+            (_, None) => Err(Error::user(
+                "this index has no vectors: ingest with the dense leg on ([dense] enabled = true, the default) \
+                 to use --mode dense",
+            )),
+            (None, Some(d)) => Err(Error::user(format!(
+                "the dense leg needs the query embedder {}; it was not loaded",
+                d.model
+            ))),
+        }
     }
 
     /// Runs one search.
@@ -142,11 +181,14 @@ impl<'s> Searcher<'s> {
         let depth = LEG_DEPTH.max(req.k);
         let weights = &self.config.weights;
         let fused: Vec<Fused> = match req.mode {
-            Mode::Dense | Mode::Hierarchical => {
-                return Err(Error::user(format!(
-                    "mode {:?} needs the dense index, which this build does not have yet; use keyword, exact or hybrid",
-                    req.mode
-                )))
+            Mode::Hierarchical => {
+                return Err(Error::user(
+                    "mode hierarchical is not built yet; use dense, keyword, exact or hybrid",
+                ))
+            }
+            Mode::Dense => {
+                let hits = self.dense_leg(&req.query, &req.filter, depth)?;
+                Rrf { k: self.config.rrf_k }.fuse(&[RankedList { leg: Leg::Dense, weight: 1.0, hits }])
             }
             Mode::Keyword => {
                 let hits = retrieve::keyword(self.store, &plan, &req.filter, depth)?;
@@ -157,14 +199,35 @@ impl<'s> Searcher<'s> {
                 Rrf { k: self.config.rrf_k }.fuse(&[RankedList { leg: Leg::Exact, weight: 1.0, hits }])
             }
             Mode::Hybrid => {
-                let kw = retrieve::keyword(self.store, &plan, &req.filter, depth)?;
-                let kw_rank: HashMap<String, usize> = kw.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
-                let ex = retrieve::exact(self.store, &plan, &req.filter, depth, &kw_rank)?;
-                let pinned: Vec<String> = ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
-                let mut fused = Rrf { k: self.config.rrf_k }.fuse(&[
+                let lexical = || -> Result<_> {
+                    let kw = retrieve::keyword(self.store, &plan, &req.filter, depth)?;
+                    let kw_rank: HashMap<String, usize> =
+                        kw.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
+                    let ex = retrieve::exact(self.store, &plan, &req.filter, depth, &kw_rank)?;
+                    Ok((kw, ex))
+                };
+                // The dense leg (embedding the query is the slow part) runs beside the
+                // lexical legs.
+                let run_dense = self.has_dense() && weights.dense > 0.0;
+                let (lexical, dense) = std::thread::scope(|s| {
+                    let dense = run_dense.then(|| s.spawn(|| self.dense_leg(&req.query, &req.filter, depth)));
+                    let lexical = lexical();
+                    let dense = dense.map(|h| {
+                        h.join().unwrap_or_else(|_| Err(Error::Internal("dense leg panicked".into())))
+                    });
+                    (lexical, dense)
+                });
+                let ((kw, ex), dense) = (lexical?, dense.transpose()?);
+                let pinned: Vec<String> =
+                    ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
+                let mut lists = vec![
                     RankedList { leg: Leg::Keyword, weight: weights.keyword, hits: kw },
                     RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
-                ]);
+                ];
+                if let Some(hits) = dense {
+                    lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits });
+                }
+                let mut fused = Rrf { k: self.config.rrf_k }.fuse(&lists);
                 pin_first(&mut fused, &pinned, req.k);
                 fused
             }
@@ -189,7 +252,7 @@ impl<'s> Searcher<'s> {
                     span: c.chunk.span,
                     kind: c.chunk.kind,
                     score: f.score,
-                    ranks: f.ranks.clone(),
+                    legs: f.legs.clone(),
                     text: c.text.clone(),
                 })
             })

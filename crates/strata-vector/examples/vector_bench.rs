@@ -5,12 +5,16 @@
 //! cluster centres; header 64 bytes, then little-endian f32, which the Python
 //! side reads with `numpy.fromfile(offset=64)`), opens them memory-mapped and measures:
 //!
-//! - flat single query: `flat::search` per query, in a loop (threads: `threads_for(rows)`);
+//! - flat single query: `flat::search` per query, in a loop (threads: `threads_for(rows)`), and
+//!   the same on one thread (`flat_single_1t`);
 //! - flat batch: `flat::search_batch` over batches of `--batch` queries;
+//! - int8 quantized scan with f32 rescoring of 4 × k (`quant`), one query at a time;
 //! - HNSW: build time (`--threads`), then for each `--ef` value, QPS of `Hnsw::search_batch`
 //!   (queries spread over the threads) and recall@k against the exact answers.
 //!
-//! Prints one `RESULT name value` line per number.
+//! Prints one `RESULT name value` line per number. `--ef none` skips HNSW; `--graph FILE` loads
+//! the graph from FILE when it exists (else builds and saves it there); `--hnsw-only 1` skips the
+//! flat and quantized timings.
 //!
 //! ```text
 //! cargo build --release -p strata-vector --example vector_bench -j 2
@@ -21,6 +25,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use strata_vector::quant::{QuantMatrix, DEFAULT_RESCORE};
 use strata_vector::rng::{clustered_unit_vectors, random_unit_vectors};
 use strata_vector::{flat, write_matrix, Hit, Hnsw, HnswParams, Matrix, MmapMatrix};
 
@@ -39,6 +44,10 @@ struct Args {
     min_time: Duration,
     /// `random`, or `clustered:<clusters>:<spread>` (see `rng::clustered_unit_vectors`).
     data: String,
+    /// Graph file: loaded when it exists (no build), else built and saved there.
+    graph: Option<PathBuf>,
+    /// Skip the flat and quantized timings (HNSW rounds).
+    hnsw_only: bool,
 }
 
 fn parse_args() -> Args {
@@ -56,6 +65,8 @@ fn parse_args() -> Args {
         efs: vec![50, 100, 200, 400, 800],
         min_time: Duration::from_secs(3),
         data: "random".to_string(),
+        graph: None,
+        hnsw_only: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
@@ -74,6 +85,9 @@ fn parse_args() -> Args {
             "--threads" => a.threads = num(),
             "--min-secs" => a.min_time = Duration::from_secs_f64(v.parse().expect("--min-secs")),
             "--data" => a.data = v.clone(),
+            "--graph" => a.graph = Some(PathBuf::from(&v)),
+            "--hnsw-only" => a.hnsw_only = v == "1",
+            "--ef" if v == "none" => a.efs = Vec::new(),
             "--ef" => a.efs = v.split(',').map(|x| x.parse().expect("--ef list")).collect(),
             other => panic!("unknown argument {other}"),
         }
@@ -133,29 +147,62 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let exact = flat::search_batch(&data, queries.as_slice(), k, None)?;
 
-    let single_qps = rate(a.min_time, || {
-        for q in 0..nq {
-            std::hint::black_box(flat::search(&data, queries.row(q), k, None).expect("search"));
-        }
-    }) * nq as f64;
-    println!("RESULT flat_single_qps {single_qps:.1}");
-    let batch = a.batch.min(nq);
-    let batch_qps = rate(a.min_time, || {
-        for chunk in queries.as_slice().chunks(batch * a.dim) {
-            std::hint::black_box(flat::search_batch(&data, chunk, k, None).expect("batch"));
-        }
-    }) * nq as f64;
-    println!("RESULT flat_batch_qps {batch_qps:.1}");
+    if !a.hnsw_only {
+        let single_qps = rate(a.min_time, || {
+            for q in 0..nq {
+                std::hint::black_box(flat::search(&data, queries.row(q), k, None).expect("search"));
+            }
+        }) * nq as f64;
+        println!("RESULT flat_single_qps {single_qps:.1}");
+        let single_1t_qps = rate(a.min_time, || {
+            for q in 0..nq {
+                let hits = flat::search_with_threads(&data, queries.row(q), k, None, 1).expect("search");
+                std::hint::black_box(hits);
+            }
+        }) * nq as f64;
+        println!("RESULT flat_single_1t_qps {single_1t_qps:.1}");
+        let batch = a.batch.min(nq);
+        let batch_qps = rate(a.min_time, || {
+            for chunk in queries.as_slice().chunks(batch * a.dim) {
+                std::hint::black_box(flat::search_batch(&data, chunk, k, None).expect("batch"));
+            }
+        }) * nq as f64;
+        println!("RESULT flat_batch_qps {batch_qps:.1}");
 
+        let started = Instant::now();
+        let quant = QuantMatrix::from_matrix(&data);
+        println!("RESULT quant_build_s {:.3}", started.elapsed().as_secs_f64());
+        let mut got = Vec::new();
+        let quant_qps = rate(a.min_time, || {
+            got = (0..nq)
+                .map(|q| quant.search(&data, queries.row(q), k, DEFAULT_RESCORE, None).expect("quant"))
+                .collect();
+        }) * nq as f64;
+        println!("RESULT quant_single_qps {quant_qps:.1}");
+        println!("RESULT quant_recall {:.4}", recall(&exact, &got, k));
+    }
+
+    if a.efs.is_empty() {
+        return Ok(()); // `--ef none`: flat only
+    }
     let params = HnswParams {
         m: a.m,
         ef_construction: a.ef_construction,
         threads: a.threads,
         ..HnswParams::default()
     };
-    let start = Instant::now();
-    let mut graph = Hnsw::build(&data, params)?;
-    println!("RESULT hnsw_build_s {:.2}", start.elapsed().as_secs_f64());
+    let mut graph = match &a.graph {
+        Some(path) if path.exists() => Hnsw::load(path, &data)?,
+        _ => {
+            let start = Instant::now();
+            let graph = Hnsw::build(&data, params)?;
+            println!("RESULT hnsw_build_s {:.2}", start.elapsed().as_secs_f64());
+            if let Some(path) = &a.graph {
+                graph.save(path)?;
+            }
+            graph
+        }
+    };
     for &ef in &a.efs {
         graph.set_ef_search(ef);
         let mut got = Vec::new();

@@ -31,9 +31,6 @@ pub const QUERY_CHUNK: usize = 128;
 /// Bytes of rows per block in [`search_batch`] (about half of a typical L2 cache).
 const BLOCK_BYTES: usize = 128 * 1024;
 
-/// Rows per block for the single-query scan.
-const SINGLE_BLOCK_ROWS: usize = 1024;
-
 /// The number of threads a search over `rows` rows uses: 1 below [`PARALLEL_MIN_ROWS`], else
 /// `std::thread::available_parallelism`, at most one per [`PARALLEL_MIN_ROWS`] / 2 rows.
 pub fn threads_for(rows: usize) -> usize {
@@ -86,7 +83,7 @@ pub fn search_batch_with_threads<M: Matrix + ?Sized>(
     threads: usize,
 ) -> Result<Vec<Vec<Hit>>, VectorError> {
     let dim = matrix.dim();
-    if queries.len() % dim != 0 {
+    if !queries.len().is_multiple_of(dim) {
         return Err(VectorError::DimMismatch { expected: dim, got: queries.len() % dim });
     }
     let nq = queries.len() / dim;
@@ -100,7 +97,11 @@ pub fn search_batch_with_threads<M: Matrix + ?Sized>(
 }
 
 /// Runs `job` on `threads` contiguous row ranges covering `0..rows` and collects the results.
-fn on_threads<T: Send>(rows: usize, threads: usize, job: impl Fn(Range<usize>) -> T + Sync) -> Vec<T> {
+pub(crate) fn on_threads<T: Send>(
+    rows: usize,
+    threads: usize,
+    job: impl Fn(Range<usize>) -> T + Sync,
+) -> Vec<T> {
     let threads = threads.clamp(1, rows.max(1));
     if threads == 1 {
         return vec![job(0..rows)];
@@ -141,14 +142,16 @@ fn scan_one<M: Matrix + ?Sized>(
         }
         return top.into_sorted_vec();
     }
-    let mut scores = vec![0.0f32; SINGLE_BLOCK_ROWS];
-    let mut start = range.start;
-    while start < range.end {
-        let end = (start + SINGLE_BLOCK_ROWS).min(range.end);
-        let n = end - start;
-        scores_block(&data[start * dim..end * dim], query, dim, &mut scores[..n]);
-        push_scores(&mut top, start, &scores[..n], None);
-        start = end;
+    // One row after the other with the 4-accumulator `dot`: a single sequential stream, which
+    // measured twice as fast as the register-tiled block kernel with one query.
+    let dot = dot_fn();
+    let mut threshold = f32::NEG_INFINITY;
+    for r in range {
+        let s = dot(&data[r * dim..(r + 1) * dim], query);
+        if s > threshold {
+            top.push(r as u32, s);
+            threshold = top.threshold();
+        }
     }
     top.into_sorted_vec()
 }

@@ -77,7 +77,7 @@ fn dot_avx2_entry(a: &[f32], b: &[f32]) -> f32 {
 ///
 /// Panics when the slices are not whole multiples of `dim` or `out` is too short.
 pub fn scores_block(rows: &[f32], queries: &[f32], dim: usize, out: &mut [f32]) {
-    assert!(dim > 0 && rows.len() % dim == 0 && queries.len() % dim == 0, "ragged block");
+    assert!(dim > 0 && rows.len().is_multiple_of(dim) && queries.len().is_multiple_of(dim), "ragged block");
     let n_rows = rows.len() / dim;
     let n_queries = queries.len() / dim;
     assert!(out.len() >= n_rows * n_queries, "output buffer too short");
@@ -243,9 +243,13 @@ mod avx2 {
             tiles::<1, 4>(rows, queries, dim, n_rows, q, r, out);
             q += 4;
         }
+        // Left-over queries: one row at a time (the 4-accumulator `dot` streams better than a
+        // tile with a single query, whose accumulators form one long dependency chain each).
         while q < n_queries {
-            let r = tiles::<4, 1>(rows, queries, dim, n_rows, q, 0, out);
-            tiles::<1, 1>(rows, queries, dim, n_rows, q, r, out);
+            let query = &queries[q * dim..(q + 1) * dim];
+            for (r, row) in rows.chunks_exact(dim).enumerate() {
+                out[q * n_rows + r] = dot(row, query);
+            }
             q += 1;
         }
     }

@@ -15,6 +15,8 @@
 //! - [`flat`]: exact search, multi-threaded over row ranges, with a blocked batch path.
 //! - [`hnsw`]: an HNSW graph built over a matrix, with filtered search (falling back to exact
 //!   search for selective filters) and its own versioned graph file.
+//! - [`quant`]: int8 scalar quantization of a matrix for the candidate scan of exact search,
+//!   with f32 rescoring of the best `4 × k`.
 //! - [`rng`]: a seeded generator for level sampling and synthetic test vectors.
 //!
 //! ```
@@ -47,6 +49,7 @@ pub mod flat;
 pub mod hnsw;
 pub mod kernel;
 pub mod matrix;
+pub mod quant;
 pub mod rng;
 pub mod topk;
 

@@ -69,7 +69,7 @@ impl MemMatrix {
     /// A matrix over `data`, which must hold whole rows of width `dim`.
     pub fn from_vec(dim: usize, data: Vec<f32>) -> Result<Self, VectorError> {
         let mut m = MemMatrix::new(dim)?;
-        if data.len() % dim != 0 {
+        if !data.len().is_multiple_of(dim) {
             return Err(VectorError::DimMismatch { expected: dim, got: data.len() % dim });
         }
         m.data = data;
@@ -118,7 +118,7 @@ pub fn write_matrix(path: &Path, dim: usize, data: &[f32]) -> Result<(), VectorE
     if dim == 0 || dim > u32::MAX as usize {
         return Err(VectorError::Params(format!("dim must be between 1 and {}, got {dim}", u32::MAX)));
     }
-    if data.len() % dim != 0 {
+    if !data.len().is_multiple_of(dim) {
         return Err(VectorError::DimMismatch { expected: dim, got: data.len() % dim });
     }
     let rows = (data.len() / dim) as u64;

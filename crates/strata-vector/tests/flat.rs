@@ -30,7 +30,7 @@ fn flat_equals_naive_sort_with_filters_and_ties() {
     let rows = 25_000; // above PARALLEL_MIN_ROWS, so the threaded path runs too
     let m = MemMatrix::from_vec(dim, quarter_vectors(rows, dim, 3)).unwrap();
     let queries = quarter_vectors(9, dim, 4);
-    let odd = |r: u32| r % 3 != 0;
+    let odd = |r: u32| !r.is_multiple_of(3);
     let rare = |r: u32| r % 997 == 5;
     let none = |_: u32| false;
     let filters: [Option<Filter<'_>>; 4] = [None, Some(&odd), Some(&rare), Some(&none)];

@@ -20,11 +20,13 @@ pub fn strata(index: &Path, args: &[&str]) -> Output {
     strata_env(index, args, &[])
 }
 
-/// Runs strata with extra environment variables.
+/// Runs strata with extra environment variables. The dense leg is off unless `env` turns it
+/// on (`STRATA_DENSE_ENABLED=true`): embedding the corpus would take minutes, and only
+/// `tests/dense.rs` is about it.
 pub fn strata_env(index: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
     cmd.arg("--index").arg(index).args(args);
-    cmd.env_remove("STRATA_INDEX").env_remove("STRATA_CONFIG");
+    cmd.env_remove("STRATA_INDEX").env_remove("STRATA_CONFIG").env("STRATA_DENSE_ENABLED", "false");
     for (k, v) in env {
         cmd.env(k, v);
     }
