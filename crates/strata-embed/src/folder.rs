@@ -147,7 +147,7 @@ impl ModelFolder {
                 config.model_type
             )));
         }
-        if config.num_attention_heads == 0 || config.hidden_size % config.num_attention_heads != 0 {
+        if config.num_attention_heads == 0 || !config.hidden_size.is_multiple_of(config.num_attention_heads) {
             return Err(Error::user(format!(
                 "{}: hidden_size {} is not a multiple of num_attention_heads {}",
                 dir.join("config.json").display(),

@@ -61,7 +61,7 @@ impl Embeddings {
     /// # Panics
     /// When `dim` is 0 or does not divide `data.len()`.
     pub fn new(dim: usize, data: Vec<f32>) -> Embeddings {
-        assert!(dim > 0 && data.len() % dim == 0, "{} values do not make rows of {dim}", data.len());
+        assert!(dim > 0 && data.len().is_multiple_of(dim), "{} values do not make rows of {dim}", data.len());
         Embeddings { dim, data, truncated: Vec::new() }
     }
 

@@ -534,6 +534,7 @@ fn brute_force(
     scored.into_iter().map(|s| s.1).collect()
 }
 
+/// Check 12: the dense leg is brute-force inner product, also under every filter.
 pub fn dense_ranks_by_inner_product_within_filters<S: StoreWrite>(store: &mut S) {
     let (w, g) = (with_vectors(widget_act(WIDGET)), with_vectors(gadget_rules(GADGET)));
     store.put(&w).unwrap();
@@ -566,6 +567,7 @@ pub fn dense_ranks_by_inner_product_within_filters<S: StoreWrite>(store: &mut S)
     assert!((own[0].score - 1.0).abs() < 1e-5, "a chunk's own vector scores 1, got {}", own[0].score);
 }
 
+/// Check 13: vectors follow puts and removes, stay invisible until commit, and belong to one model.
 pub fn dense_follows_puts_and_removes<S: StoreWrite>(store: &mut S) {
     let (w, g) = (with_vectors(widget_act(WIDGET)), with_vectors(gadget_rules(GADGET)));
     store.put(&w).unwrap();

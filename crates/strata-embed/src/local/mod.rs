@@ -118,7 +118,7 @@ impl LocalEmbedder {
         let model = graph::build(&folder.config, weights)?;
         let builder = |e: ort::Error| Error::Internal(format!("configuring ONNX Runtime: {e}"));
         let session_builder = Session::builder(env)
-            .map_err(|e| builder(e))?
+            .map_err(&builder)?
             .with_optimization_level(GraphOptimizationLevel::Level3)
             .map_err(|e| builder(e.into()))?
             .with_intra_threads(options.threads.max(1))

@@ -377,6 +377,39 @@ pub fn chunk_ids(record: &DocumentRecord, keep: impl Fn(&Chunk) -> bool) -> Vec<
     record.chunks.iter().filter(|c| keep(c)).map(|c| c.id.clone()).collect()
 }
 
+/// Model id of the vectors [`with_vectors`] attaches.
+pub const VECTOR_MODEL: &str = "fixture-hash-16";
+/// Dimension of those vectors.
+pub const VECTOR_DIM: usize = 16;
+
+/// A unit vector derived from `key` alone (SplitMix64 over blake3 of the key), so checks can
+/// recompute any chunk's vector and brute-force the expected ranking.
+pub fn unit_vector(key: &str) -> Vec<f32> {
+    let hash = blake3::hash(key.as_bytes());
+    let mut state = u64::from_le_bytes(hash.as_bytes()[..8].try_into().unwrap());
+    let mut v: Vec<f32> = (0..VECTOR_DIM)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        })
+        .collect();
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= norm);
+    v
+}
+
+/// `record` with one [`unit_vector`] per chunk, keyed by the chunk id.
+pub fn with_vectors(mut record: DocumentRecord) -> DocumentRecord {
+    let values = record.chunks.iter().flat_map(|c| unit_vector(&c.id)).collect();
+    record.vectors =
+        Some(strata_core::ChunkVectors { model: VECTOR_MODEL.to_string(), dim: VECTOR_DIM, values });
+    record
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,37 +461,4 @@ mod tests {
             w.document.tree.get(NodeId(3)).unwrap().heading.start
         );
     }
-}
-
-/// Model id of the vectors [`with_vectors`] attaches.
-pub const VECTOR_MODEL: &str = "fixture-hash-16";
-/// Dimension of those vectors.
-pub const VECTOR_DIM: usize = 16;
-
-/// A unit vector derived from `key` alone (SplitMix64 over blake3 of the key), so checks can
-/// recompute any chunk's vector and brute-force the expected ranking.
-pub fn unit_vector(key: &str) -> Vec<f32> {
-    let hash = blake3::hash(key.as_bytes());
-    let mut state = u64::from_le_bytes(hash.as_bytes()[..8].try_into().unwrap());
-    let mut v: Vec<f32> = (0..VECTOR_DIM)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            (z >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        })
-        .collect();
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    v.iter_mut().for_each(|x| *x /= norm);
-    v
-}
-
-/// `record` with one [`unit_vector`] per chunk, keyed by the chunk id.
-pub fn with_vectors(mut record: DocumentRecord) -> DocumentRecord {
-    let values = record.chunks.iter().flat_map(|c| unit_vector(&c.id)).collect();
-    record.vectors =
-        Some(strata_core::ChunkVectors { model: VECTOR_MODEL.to_string(), dim: VECTOR_DIM, values });
-    record
 }
