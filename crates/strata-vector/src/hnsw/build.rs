@@ -102,14 +102,12 @@ fn insert<M: Matrix + ?Sized>(
         cur = greedy(graph, &scorer, cur, l);
     }
     let mut buf = Vec::new();
+    let mut scored = Vec::new();
     for l in (0..=level.min(top_level)).rev() {
         let found = search_layer(graph, &scorer, cur, params.ef_construction, l, visited, None);
         let chosen = select_heuristic(&found, params.m, sim);
-        {
-            let mut lists = graph.nodes[q as usize].lock().unwrap_or_else(|e| e.into_inner());
-            lists[l] = chosen.clone();
-        }
         let cap = if l == 0 { params.m * 2 } else { params.m };
+        set_own_list(graph, q, l, &chosen, cap, &sim, &mut scored);
         for &e in &chosen {
             link(graph, e, q, l, cap, &sim, &mut buf);
         }
@@ -117,6 +115,36 @@ fn insert<M: Matrix + ?Sized>(
     }
     if let Some(mut g) = guard {
         *g = Top { entry: Some(q), level };
+    }
+}
+
+/// Sets `q`'s own list at `level` to `chosen`, keeping the edges other threads added meanwhile.
+///
+/// Regression (found by a doctest that failed about once in 20 runs): once `q` is linked on an
+/// upper level, another thread can descend through it, pick it as a neighbour on a lower level and
+/// add its own node to `q`'s still-empty list there; overwriting that list dropped the edge, and
+/// with it, sometimes, the only way into a node. The lists are merged (and shrunk with the
+/// heuristic past `cap`) instead.
+fn set_own_list(
+    graph: &BuildGraph,
+    q: u32,
+    level: usize,
+    chosen: &[u32],
+    cap: usize,
+    sim: &impl Fn(u32, u32) -> f32,
+    buf: &mut Vec<Scored>,
+) {
+    let mut lists = graph.nodes[q as usize].lock().unwrap_or_else(|err| err.into_inner());
+    let list = &mut lists[level];
+    let added: Vec<u32> = list.iter().copied().filter(|n| !chosen.contains(n)).collect();
+    list.clear();
+    list.extend_from_slice(chosen);
+    list.extend(added);
+    if list.len() > cap {
+        buf.clear();
+        buf.extend(list.iter().map(|&n| Scored { score: sim(q, n), node: n }));
+        buf.sort_by(|a, b| b.cmp(a));
+        *list = select_heuristic(buf, cap, sim);
     }
 }
 
