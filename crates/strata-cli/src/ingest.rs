@@ -141,6 +141,7 @@ pub fn run(
     let wanted = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
     std::fs::create_dir_all(index).with_context(|| format!("creating index folder {}", index.display()))?;
     let mut store = EmbeddedStore::open_or_create(index, wanted)?;
+    store.set_ann_threshold(config.dense.ann_threshold);
     let stored = store.documents()?;
     let known: HashMap<DocId, String> =
         stored.iter().map(|d| (d.id.clone(), d.content_hash.clone())).collect();

@@ -146,6 +146,8 @@ fn rfc9110_questions_are_answered_by_meaning() {
         titles(&top5)
     );
 
+    hnsw_recall_on_the_index_vectors(&index);
+
     for (query, wanted) in [
         ("get the page in French instead of English", "Accept-Language"),
         ("the server refuses because the user is not logged in", "Authentication"),
@@ -155,4 +157,30 @@ fn rfc9110_questions_are_answered_by_meaning() {
         assert!(dense.iter().any(|t| t.contains(wanted)), "{query}: dense top 3 {dense:?}");
         assert!(!keyword.iter().any(|t| t.contains(wanted)), "{query}: BM25 found it too: {keyword:?}");
     }
+}
+
+/// HNSW with default parameters against exact search on real corpus vectors (RFC 9110's
+/// chunks): every 8th row is a query, with its own row filtered out of both searches.
+fn hnsw_recall_on_the_index_vectors(index: &std::path::Path) {
+    use strata_vector::{flat, Hnsw, HnswParams, Matrix, MmapMatrix};
+    let seg = std::fs::read_dir(index.join("vectors"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "vec"))
+        .expect("a vector segment");
+    let matrix = MmapMatrix::open(&seg).unwrap();
+    let graph = Hnsw::build(&matrix, HnswParams::default()).unwrap();
+    let (mut found, mut wanted) = (0usize, 0usize);
+    for q in (0..matrix.rows()).step_by(8) {
+        let others = move |r: u32| r as usize != q;
+        let exact = flat::search(&matrix, matrix.row(q), 10, Some(&others)).unwrap();
+        let approx = graph.search(&matrix, matrix.row(q), 10, Some(&others)).unwrap();
+        let approx: std::collections::HashSet<u32> = approx.iter().map(|h| h.0).collect();
+        found += exact.iter().filter(|h| approx.contains(&h.0)).count();
+        wanted += exact.len();
+    }
+    let recall = found as f64 / wanted as f64;
+    eprintln!("HNSW recall@10 on {} RFC 9110 vectors: {recall:.4}", matrix.rows());
+    assert!(recall >= 0.95, "HNSW recall@10 {recall} on real vectors");
 }

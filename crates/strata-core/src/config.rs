@@ -278,6 +278,9 @@ impl Config {
         if let Some(v) = get("STRATA_DENSE_MODEL") {
             self.dense.model = v;
         }
+        if let Some(v) = get("STRATA_DENSE_ANN_THRESHOLD") {
+            self.dense.ann_threshold = num("STRATA_DENSE_ANN_THRESHOLD", &v)?;
+        }
         if let Some(v) = get("STRATA_DENSE_PROVIDER") {
             self.dense.provider = v;
         }

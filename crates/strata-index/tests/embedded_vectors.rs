@@ -80,15 +80,15 @@ fn small_commits_merge_and_dead_rows_go() {
     assert_eq!(hits, brute(&records, &q, 20));
 }
 
-/// Above the threshold a commit builds an HNSW graph; its answers match exact search closely
-/// (recall@10 ≥ 0.9 on these few hundred rows), and it is reloaded on open.
+/// Above the threshold a commit builds an HNSW graph, calibrated on its rows; where it beats
+/// the exact scan it is kept and reloaded on open, and its answers match exact search closely.
 #[test]
 fn above_the_threshold_a_graph_is_built_and_persisted() {
     let dir = TempDir::new().unwrap();
-    let records = docs(60); // 60 × 15 = 900 rows
+    let records = docs(1500); // 1500 × 15 = 22,500 rows
     {
         let mut store = create(dir.path());
-        store.set_ann_threshold(500);
+        store.set_ann_threshold(20_000);
         for r in &records {
             store.put(r).unwrap();
         }
@@ -107,6 +107,25 @@ fn above_the_threshold_a_graph_is_built_and_persisted() {
     }
     let recall = found as f64 / wanted as f64;
     assert!(recall >= 0.9, "recall@10 {recall}");
+}
+
+/// Where a graph would be slower than scanning (a few hundred rows), none is kept, and dense
+/// search stays exact.
+#[test]
+fn a_graph_that_does_not_pay_off_is_not_kept() {
+    let dir = TempDir::new().unwrap();
+    let records = docs(60);
+    let mut store = create(dir.path());
+    store.set_ann_threshold(100);
+    for r in &records {
+        store.put(r).unwrap();
+    }
+    store.commit().unwrap();
+    assert!(!segment_files(dir.path()).iter().any(|f| f.ends_with(".hnsw")), "no graph for 900 rows");
+    let q = unit_vector("exact");
+    let got: Vec<String> =
+        store.dense(&q, &Filter::default(), 10).unwrap().into_iter().map(|h| h.chunk).collect();
+    assert_eq!(got, brute(&records, &q, 10));
 }
 
 /// A writer that wrote vector files but never committed leaves nothing visible, and the next

@@ -54,6 +54,6 @@ pub mod rng;
 pub mod topk;
 
 pub use error::VectorError;
-pub use hnsw::{Hnsw, HnswParams};
+pub use hnsw::{Calibration, Hnsw, HnswParams};
 pub use matrix::{write_matrix, Matrix, MemMatrix, MmapMatrix};
 pub use topk::{Hit, TopK};

@@ -148,3 +148,31 @@ fn regression_concurrent_build_keeps_edges() {
     }
     assert!(misses <= 3, "{misses} of 15000 self-queries missed");
 }
+
+/// Calibration makes the default parameters meet the recall target on any data: on uniform
+/// random vectors (where `ef` 128 gives about 0.2) it widens the beam until recall@10 ≥ 0.95 on
+/// its sample, and independent queries then see about the same recall.
+#[test]
+fn calibration_reaches_the_target_on_random_vectors() {
+    let all = random_unit_vectors(10_000 + 200, DIM, 5);
+    let (rows, queries) = all.split_at(10_000 * DIM);
+    let m = MemMatrix::from_vec(DIM, rows.to_vec()).unwrap();
+    let mut graph = Hnsw::build(&m, HnswParams::default()).unwrap();
+    let before = recall(&graph, &m, queries, None);
+    let c = graph.calibrate(&m, K, 0.95, 200, 8192).unwrap();
+    let after = recall(&graph, &m, queries, None);
+    eprintln!("random 10k: recall {before:.3} at ef 128; calibrated {c:?}; independent queries {after:.3}");
+    assert!(c.reached && c.recall >= 0.95, "{c:?}");
+    assert!(c.ef_search > 128, "random data needs a wider beam: {c:?}");
+    assert!(after >= 0.93, "independent queries at the calibrated width: {after}");
+}
+
+/// On clustered data the default width already meets the target and calibration keeps it.
+#[test]
+fn calibration_keeps_the_default_where_it_suffices() {
+    let (m, _) = clustered(10_000, 0);
+    let mut graph = Hnsw::build(&m, HnswParams::default()).unwrap();
+    let c = graph.calibrate(&m, K, 0.95, 200, 8192).unwrap();
+    assert_eq!(c.ef_search, 128, "{c:?}");
+    assert!(c.reached);
+}

@@ -20,10 +20,13 @@
 //! graph file without the vectors.
 
 mod build;
+mod calibrate;
 mod layer;
 mod persist;
 
 use std::sync::Mutex;
+
+pub use calibrate::Calibration;
 
 use layer::{greedy, search_layer, Graph, Scored, Scorer, Visited};
 
@@ -54,7 +57,7 @@ pub struct HnswParams {
     /// 384-d unit vectors (100k rows, 1,000 clusters) recall@10 is 0.96 at 20 and 1.0 from 80, so
     /// 128 leaves room for harder real data. Uniform random vectors are the exception: there
     /// recall@10 ≥ 0.95 needs `ef` in the thousands (hnswlib alike), where flat search is faster;
-    /// see `bench/results/vector.md`.
+    /// see `bench/results/vector.md`. [`Hnsw::calibrate`] picks the width by measurement.
     pub ef_search: usize,
     /// Seed of the level sampling.
     pub seed: u64,
