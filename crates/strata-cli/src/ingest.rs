@@ -335,11 +335,13 @@ fn embed(
         values.extend_from_slice(vectors.as_slice());
         let done = summary.embedded + (i * EMBED_SLICE + slice.len());
         let rate = (i * EMBED_SLICE + slice.len()) as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        // Rate first: a narrow terminal cuts the end of the message, not the numbers.
+        let name = Path::new(&ing.document.source.path).file_name().map(|n| n.to_string_lossy().into_owned());
         bar.set_message(format!(
-            "{} · embedding {}/{} chunks · {done} total · {rate:.0} chunks/s",
-            ing.document.source.path,
+            "embedding {rate:.0} chunks/s · {}/{} of {} · {done} in all",
             i * EMBED_SLICE + slice.len(),
-            texts.len()
+            texts.len(),
+            name.unwrap_or_default()
         ));
     }
     let dim = if texts.is_empty() { info.dim } else { values.len() / texts.len() };
