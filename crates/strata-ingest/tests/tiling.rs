@@ -177,6 +177,18 @@ proptest! {
     }
 }
 
+/// The corpus's Markdown, HTML and text files, sorted within each folder.
+fn corpus_files(corpus: &Path) -> Vec<std::path::PathBuf> {
+    let mut all = Vec::new();
+    for folder in ["markdown", "html", "txt"] {
+        let mut files: Vec<_> =
+            std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
+        files.sort();
+        all.extend(files);
+    }
+    all
+}
+
 /// Every corpus Markdown, HTML and text document tiles, with the default 512/64 settings, and
 /// re-tokenizing a chunk's text never gives more than a few tokens over the limit (BPE merges
 /// at the cut may differ from the merges in context).
@@ -189,18 +201,12 @@ fn corpus_documents_tile() {
     }
     let p = pipeline(512, 64);
     let tok = Cl100k::new().unwrap();
-    for folder in ["markdown", "html", "txt"] {
-        let mut files: Vec<_> =
-            std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
-        files.sort();
-        for path in files {
-            let ing = p.ingest_file(&path).unwrap();
-            check(&ing, 512).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let worst =
-                ing.chunks.iter().map(|c| tok.count(c.span.slice(&ing.document.text))).max().unwrap_or(0);
-            eprintln!("{}: {} chunks, re-tokenized max {worst}", path.display(), ing.chunks.len());
-            assert!(worst <= 512 + 1, "{}: {worst}", path.display());
-        }
+    for path in corpus_files(&corpus) {
+        let ing = p.ingest_file(&path).unwrap();
+        check(&ing, 512).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let worst = ing.chunks.iter().map(|c| tok.count(c.span.slice(&ing.document.text))).max().unwrap_or(0);
+        eprintln!("{}: {} chunks, re-tokenized max {worst}", path.display(), ing.chunks.len());
+        assert!(worst <= 512 + 1, "{}: {worst}", path.display());
     }
 }
 
@@ -225,13 +231,8 @@ fn regression_overlap_start_inside_the_token_holding_the_piece_start() {
     config.tokenizer.model = Some(model.clone());
     let p = Pipeline::new(&config).unwrap();
     let tok = strata_ingest::tokenize::HfTokenizer::from_path(&model).unwrap();
-    for folder in ["markdown", "html", "txt"] {
-        let mut files: Vec<_> =
-            std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
-        files.sort();
-        for path in files {
-            let ing = p.ingest_file(&path).unwrap();
-            check_with(&ing, 190, &tok).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        }
+    for path in corpus_files(&corpus) {
+        let ing = p.ingest_file(&path).unwrap();
+        check_with(&ing, 190, &tok).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 }
