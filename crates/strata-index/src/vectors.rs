@@ -59,6 +59,11 @@ pub struct SegmentState {
     /// Whether `NAME.hnsw` exists.
     #[serde(default)]
     pub hnsw: bool,
+    /// Whether a graph was built for this segment, kept or not. A segment whose graph did
+    /// not pay off counts as indexed, so that later commits do not merge and rebuild it
+    /// again and again.
+    #[serde(default)]
+    pub ann_checked: bool,
 }
 
 /// `NAME.keys`: what each row of a segment is.
@@ -179,7 +184,7 @@ impl Vectors {
         let staged_rows: usize = self.staged.iter().map(|s| s.doc.chunks.len()).sum();
         let live_total = kept.iter().map(|k| k.1).sum::<usize>() + staged_rows;
         let all_total = kept.iter().map(|k| k.2).sum::<usize>() + staged_rows;
-        let indexed = kept.iter().filter(|k| k.0.hnsw).map(|k| k.1).max().unwrap_or(0);
+        let indexed = kept.iter().filter(|k| k.0.hnsw || k.0.ann_checked).map(|k| k.1).max().unwrap_or(0);
 
         let merge = live_total > 0
             && (kept.len() + 1 > MAX_SEGMENTS
@@ -207,8 +212,9 @@ impl Vectors {
             let name = format!("seg-{:06}", state.next);
             state.next += 1;
             let rows: usize = new_docs.iter().map(|d| d.0.chunks.len()).sum();
-            let hnsw = write_segment(&self.dir, &name, model, dim, new_docs, rows >= self.ann_threshold)?;
-            segments.push(SegmentState { name, dead: BTreeSet::new(), hnsw });
+            let ann_checked = rows >= self.ann_threshold;
+            let hnsw = write_segment(&self.dir, &name, model, dim, new_docs, ann_checked)?;
+            segments.push(SegmentState { name, dead: BTreeSet::new(), hnsw, ann_checked });
         }
         state.segments = segments;
         Ok(state)

@@ -126,6 +126,15 @@ fn a_graph_that_does_not_pay_off_is_not_kept() {
     let got: Vec<String> =
         store.dense(&q, &Filter::default(), 10).unwrap().into_iter().map(|h| h.chunk).collect();
     assert_eq!(got, brute(&records, &q, 10));
+    // A small commit after it adds a segment; it does not merge and try the graph again.
+    let vec_files =
+        || -> Vec<String> { segment_files(dir.path()).into_iter().filter(|f| f.ends_with(".vec")).collect() };
+    let before = vec_files();
+    store.put(&with_vectors(fixture::gadget_rules("gadget-0001"))).unwrap();
+    store.commit().unwrap();
+    let after = vec_files();
+    assert_eq!(after.len(), before.len() + 1, "{before:?} -> {after:?}");
+    assert!(after.contains(&before[0]), "the checked segment stays: {after:?}");
 }
 
 /// A writer that wrote vector files but never committed leaves nothing visible, and the next
