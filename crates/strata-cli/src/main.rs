@@ -99,7 +99,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     format!("unknown chunk kind {kind:?}; use one of content, definition, requirement, table, code, list")
                 })?);
             }
-            let needs_dense = matches!(mode, Mode::Dense | Mode::Hybrid);
+            let needs_dense =
+                mode == Mode::Dense || (mode == Mode::Hybrid && config.search.weights.dense > 0.0);
             let embedder = if needs_dense {
                 embedder::for_index(&config, store.manifest(), cli.model.as_deref())?
             } else {

@@ -154,7 +154,8 @@ impl<'s> Searcher<'s> {
                  to use --mode dense",
             )),
             (None, Some(d)) => Err(Error::user(format!(
-                "the dense leg needs the query embedder {}; it was not loaded",
+                "the dense leg needs the query embedder {}, which was not loaded (is [dense] enabled = false \
+                 or STRATA_DENSE_ENABLED=false?)",
                 d.model
             ))),
         }
