@@ -63,7 +63,7 @@ pub fn ingest(s: &Summary) {
         "{} files: {} ingested, {} unchanged, {} failed; {} chunks in {:.2}s",
         s.files, s.ingested, s.unchanged, s.failed, s.chunks, s.seconds
     );
-    if let Some(model) = &s.model {
+    if let Some(model) = s.model.as_ref().filter(|_| s.embedded > 0) {
         let rate = s.embedded as f64 / s.embed_seconds.max(1e-9);
         println!(
             "embedded {} chunks with {model} in {:.2}s ({rate:.1} chunks/s){}",
