@@ -313,23 +313,14 @@ fn embed(
     bar: &ProgressBar,
     summary: &Summary,
 ) -> Result<(ChunkVectors, usize)> {
-    let texts: Vec<String> = ing
-        .chunks
-        .iter()
-        .map(|c| {
-            let indexed = c.indexed_span().slice(&ing.document.text);
-            match &c.context {
-                Some(context) => format!("{context}\n{indexed}"),
-                None => indexed.to_string(),
-            }
-        })
-        .collect();
+    let texts: Vec<std::borrow::Cow<'_, str>> =
+        ing.chunks.iter().map(|c| c.indexed_text(&ing.document.text)).collect();
     let info = embedder.info();
     let mut values = Vec::with_capacity(texts.len() * info.dim);
     let mut truncated = 0;
     let started = Instant::now();
     for (i, slice) in texts.chunks(EMBED_SLICE).enumerate() {
-        let refs: Vec<&str> = slice.iter().map(String::as_str).collect();
+        let refs: Vec<&str> = slice.iter().map(|t| t.as_ref()).collect();
         let vectors = embedder.embed_passages(&refs)?;
         truncated += vectors.truncated().len();
         values.extend_from_slice(vectors.as_slice());
@@ -344,6 +335,5 @@ fn embed(
             name.unwrap_or_default()
         ));
     }
-    let dim = if texts.is_empty() { info.dim } else { values.len() / texts.len() };
-    Ok((ChunkVectors { model: info.model_id.clone(), dim, values }, truncated))
+    Ok((ChunkVectors { model: info.model_id.clone(), dim: info.dim, values }, truncated))
 }

@@ -80,13 +80,19 @@ fn ingest_embeds_and_dense_and_hybrid_search_use_the_vectors() {
         "hybrid fuses the dense leg: {hybrid}"
     );
 
-    // Another model for the same index is refused, naming both.
+    // Another model for the same index is refused, naming both: the same files under another
+    // folder name are another model id.
+    let model = strata_embed::locate::find_model("all-MiniLM-L6-v2").unwrap();
+    let other = dir.path().join("other-model");
+    std::os::unix::fs::symlink(std::fs::canonicalize(model).unwrap(), &other).unwrap();
     let out = strata_env(
         &index,
-        &["search", "backups", "--mode", "dense", "--model", "/nonexistent/other-model"],
+        &["search", "backups", "--mode", "dense", "--model", other.to_str().unwrap()],
         &[DENSE],
     );
     assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("other-model") && err.contains("all-MiniLM-L6-v2"), "{err}");
 
     // Removing the document removes its vectors.
     let docs = run_json(&index, &["docs"]);

@@ -106,4 +106,14 @@ impl Chunk {
     pub fn indexed_span(&self) -> Span {
         Span::new(self.overlap_start, self.span.end)
     }
+
+    /// What every retrieval leg indexes for this chunk of `doc_text`: its context, when it
+    /// has one, on a line before the overlap and the chunk's own text.
+    pub fn indexed_text<'t>(&self, doc_text: &'t str) -> std::borrow::Cow<'t, str> {
+        let indexed = self.indexed_span().slice(doc_text);
+        match &self.context {
+            Some(context) => format!("{context}\n{indexed}").into(),
+            None => indexed.into(),
+        }
+    }
 }

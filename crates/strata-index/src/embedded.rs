@@ -593,10 +593,7 @@ impl EmbeddedStore {
         d.add_u64(f.ordinal, chunk.ordinal as u64);
         d.add_u64(f.node, chunk.node.0 as u64);
         d.add_text(f.chunk_kind, chunk.kind.name());
-        match &chunk.context {
-            Some(context) => d.add_text(f.text, format!("{context}\n{indexed}")),
-            None => d.add_text(f.text, indexed),
-        }
+        d.add_text(f.text, chunk.indexed_text(&doc.text));
         d.add_text(f.heading, chunk.heading_path.join(" > "));
         d.add_text(f.title, &doc.title);
         d.add_text(f.exact_text, indexed);

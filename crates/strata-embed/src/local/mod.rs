@@ -200,7 +200,7 @@ impl LocalEmbedder {
         let shape = vec![n as i64, len as i64];
         let inputs: Vec<(std::borrow::Cow<'_, str>, SessionInputValue<'_>)> = vec![
             ("input_ids".into(), Tensor::from_array((shape.clone(), ids)).map_err(err)?.into()),
-            ("attention_mask".into(), Tensor::from_array((shape, mask.clone())).map_err(err)?.into()),
+            ("attention_mask".into(), Tensor::from_array((shape, mask)).map_err(err)?.into()),
         ];
         let mut session =
             self.session.lock().map_err(|_| Error::Internal("embedder lock poisoned".into()))?;
@@ -208,14 +208,15 @@ impl LocalEmbedder {
         let (_, hidden) = outputs[graph::OUTPUT].try_extract_tensor::<f32>().map_err(err)?;
         let dim = self.info.dim;
         let mut pooled = vec![0.0f32; n * dim];
-        for r in 0..n {
+        for (r, e) in rows.iter().enumerate() {
             let dst = &mut pooled[r * dim..(r + 1) * dim];
             match self.info.pooling {
                 Pooling::Cls => dst.copy_from_slice(&hidden[r * len * dim..r * len * dim + dim]),
                 Pooling::Mean => {
                     let mut count = 0.0f32;
-                    for t in 0..len {
-                        if mask[r * len + t] != 0 {
+                    // Padding lies past the encoding's own length; its mask covers the rest.
+                    for (t, &m) in e.get_attention_mask().iter().enumerate() {
+                        if m != 0 {
                             count += 1.0;
                             let src = &hidden[(r * len + t) * dim..(r * len + t + 1) * dim];
                             dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
