@@ -116,6 +116,54 @@ impl Chunker {
         chunks
     }
 
+    /// Chunks at spans chosen elsewhere (a data set's own chunking, say), in the order given.
+    /// Each span must lie inside the text on character boundaries and be non-empty; spans
+    /// may not overlap. A chunk belongs to the section its span starts in and carries no
+    /// overlap. The error names the first bad span.
+    pub fn chunk_at(&self, doc: &Document, spans: &[Span]) -> Result<Vec<Chunk>, String> {
+        let mut chunks = Vec::with_capacity(spans.len());
+        let mut sorted: Vec<Span> = spans.to_vec();
+        sorted.sort_by_key(|s| s.start);
+        for pair in sorted.windows(2) {
+            if pair[0].end > pair[1].start {
+                return Err(format!("chunk spans {:?} and {:?} overlap", pair[0], pair[1]));
+            }
+        }
+        for &span in spans {
+            let fits = span.start < span.end
+                && span.end <= doc.text.len()
+                && doc.text.is_char_boundary(span.start)
+                && doc.text.is_char_boundary(span.end);
+            if !fits {
+                return Err(format!(
+                    "chunk span {}..{} is empty, outside the text ({} bytes) or not on character boundaries",
+                    span.start,
+                    span.end,
+                    doc.text.len()
+                ));
+            }
+            let ordinal = chunks.len() as u32;
+            let node = doc.tree.node_at(span.start);
+            chunks.push(Chunk {
+                id: Chunk::make_id(&doc.id, ordinal),
+                doc: doc.id.clone(),
+                node,
+                ordinal,
+                span,
+                overlap_start: span.start,
+                pages: doc.pages_of(span),
+                tokens: self.tokenizer.count(span.slice(&doc.text)) as u32,
+                kind: ChunkKind::Content,
+                heading_path: doc.tree.heading_path(node),
+                defines: Vec::new(),
+                uses: Vec::new(),
+                references: Vec::new(),
+                context: None,
+            });
+        }
+        Ok(chunks)
+    }
+
     /// Pieces of `span` of `text`, given the blocks that overlap it. Blank spans give none;
     /// otherwise the pieces tile `span` exactly.
     pub fn chunk_section(&self, text: &str, span: Span, blocks: &[Block]) -> Vec<Piece> {

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod chunk;
+pub mod context;
 pub mod enrich;
 pub mod pipeline;
 pub mod read;

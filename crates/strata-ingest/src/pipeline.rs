@@ -142,6 +142,18 @@ impl Pipeline {
         Ingested { document, chunks, definitions, references, vectors: None }
     }
 
+    /// Enriches a document cut at given spans instead of by the chunker (see
+    /// [`Chunker::chunk_at`]), for data sets that come with their own chunks.
+    pub fn process_at(&self, document: Document, spans: &[Span]) -> Result<Ingested> {
+        let path = document.source.path.clone();
+        let mut chunks = self.chunker.chunk_at(&document, spans).map_err(|e| Error::read(&path, e))?;
+        let Enrichment { definitions, references } =
+            catch_unwind(AssertUnwindSafe(|| enrich(&document, &mut chunks))).map_err(|_| {
+                Error::read(&path, "enrichment crashed on this file (a strata bug; please report it)")
+            })?;
+        Ok(Ingested { document, chunks, definitions, references, vectors: None })
+    }
+
     /// Chunks and enriches a document; a panic in either stage is a per-file error instead of
     /// the end of the whole ingest.
     pub fn try_process(&self, document: Document) -> Result<Ingested> {
