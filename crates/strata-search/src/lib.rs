@@ -26,4 +26,4 @@ pub mod plan;
 pub mod retrieve;
 pub mod search;
 
-pub use search::{Mode, SearchHit, SearchRequest, SearchResponse, Searcher};
+pub use search::{Mode, SearchHit, SearchRequest, SearchResponse, Searcher, Timings};

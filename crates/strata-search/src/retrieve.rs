@@ -1,28 +1,16 @@
-//! The retrieve stage: one ranked list per leg.
+//! The retrieve stage: one ranked list per lexical leg (the dense leg, which needs the query
+//! embedder, is run by `search`).
 
 use std::collections::HashMap;
 
 use strata_core::number;
 use strata_core::Result;
-use strata_embed::Embedder;
 use strata_index::{Filter, LegHit, StoreRead, StoredChunk};
 
 use crate::plan::Plan;
 
 /// How many candidates each leg contributes to fusion, at least.
 pub const LEG_DEPTH: usize = 100;
-
-/// Dense leg: the query embedded with the index's model, then the nearest chunk vectors.
-pub fn dense(
-    store: &dyn StoreRead,
-    embedder: &dyn Embedder,
-    query: &str,
-    filter: &Filter,
-    limit: usize,
-) -> Result<Vec<LegHit>> {
-    let vector = embedder.embed_query(query)?;
-    store.dense(&vector, filter, limit)
-}
 
 /// BM25 leg.
 pub fn keyword(store: &dyn StoreRead, plan: &Plan, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {

@@ -107,6 +107,58 @@ pub struct SearchResponse {
     pub hits: Vec<SearchHit>,
     /// Milliseconds spent.
     pub took_ms: f64,
+    /// Milliseconds per stage.
+    pub timings: Timings,
+}
+
+/// Milliseconds spent in each stage of one search; `None` for a stage that did not run. In
+/// hybrid mode the dense stages run beside the lexical ones, so the stages may add up to
+/// more than the total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Timings {
+    /// Reading the query (identifiers, phrases, terms).
+    pub plan: f64,
+    /// Embedding the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed: Option<f64>,
+    /// Vector search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dense: Option<f64>,
+    /// BM25.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyword: Option<f64>,
+    /// Identifiers, phrases and terms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<f64>,
+    /// Fusing the legs' lists.
+    pub fuse: f64,
+    /// Loading the returned chunks.
+    pub fetch: f64,
+    /// The whole search.
+    pub total: f64,
+}
+
+impl Timings {
+    /// The stages that ran, by name, in pipeline order.
+    pub fn stages(&self) -> Vec<(&'static str, f64)> {
+        let mut stages = vec![("plan", self.plan)];
+        let optional =
+            [("embed", self.embed), ("dense", self.dense), ("keyword", self.keyword), ("exact", self.exact)];
+        stages.extend(optional.into_iter().filter_map(|(name, ms)| ms.map(|ms| (name, ms))));
+        stages.extend([("fuse", self.fuse), ("fetch", self.fetch), ("total", self.total)]);
+        stages
+    }
+}
+
+fn ms_since(at: Instant) -> f64 {
+    at.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Runs `f` and returns its result with the milliseconds it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let at = Instant::now();
+    let out = f();
+    (out, ms_since(at))
 }
 
 /// Runs searches against a store.
@@ -146,9 +198,14 @@ impl<'s> Searcher<'s> {
         self.embedder.is_some() && self.store.manifest().dense.is_some()
     }
 
-    fn dense_leg(&self, query: &str, filter: &Filter, depth: usize) -> Result<Vec<strata_index::LegHit>> {
+    /// The dense leg's hits, with the milliseconds spent embedding the query and searching.
+    fn dense_leg(&self, query: &str, filter: &Filter, depth: usize) -> Result<DenseLeg> {
         match (self.embedder, &self.store.manifest().dense) {
-            (Some(embedder), Some(_)) => retrieve::dense(self.store, embedder, query, filter, depth),
+            (Some(embedder), Some(_)) => {
+                let (vector, embed_ms) = timed(|| embedder.embed_query(query));
+                let (hits, search_ms) = timed(|| self.store.dense(&vector?, filter, depth));
+                Ok(DenseLeg { hits: hits?, embed_ms, search_ms })
+            }
             (_, None) => Err(Error::user(
                 "this index has no vectors: ingest with the dense leg on ([dense] enabled = true, the default) \
                  to use --mode dense",
@@ -177,7 +234,9 @@ impl<'s> Searcher<'s> {
                 req.k
             )));
         }
-        let plan = Plan::read(&req.query, &self.defined_terms);
+        let mut timings = Timings::default();
+        let (plan, plan_ms) = timed(|| Plan::read(&req.query, &self.defined_terms));
+        timings.plan = plan_ms;
         tracing::debug!(?plan, "plan");
         let depth = LEG_DEPTH.max(req.k);
         let weights = &self.config.weights;
@@ -188,24 +247,32 @@ impl<'s> Searcher<'s> {
                 ))
             }
             Mode::Dense => {
-                let hits = self.dense_leg(&req.query, &req.filter, depth)?;
-                Rrf { k: self.config.rrf_k }.fuse(&[RankedList { leg: Leg::Dense, weight: 1.0, hits }])
+                let dense = self.dense_leg(&req.query, &req.filter, depth)?;
+                timings.embed = Some(dense.embed_ms);
+                timings.dense = Some(dense.search_ms);
+                let lists = [RankedList { leg: Leg::Dense, weight: 1.0, hits: dense.hits }];
+                self.fuse(&lists, &mut timings)
             }
             Mode::Keyword => {
-                let hits = retrieve::keyword(self.store, &plan, &req.filter, depth)?;
-                Rrf { k: self.config.rrf_k }.fuse(&[RankedList { leg: Leg::Keyword, weight: 1.0, hits }])
+                let (hits, ms) = timed(|| retrieve::keyword(self.store, &plan, &req.filter, depth));
+                timings.keyword = Some(ms);
+                self.fuse(&[RankedList { leg: Leg::Keyword, weight: 1.0, hits: hits? }], &mut timings)
             }
             Mode::Exact => {
-                let hits = retrieve::exact(self.store, &plan, &req.filter, depth, &HashMap::new())?.hits;
-                Rrf { k: self.config.rrf_k }.fuse(&[RankedList { leg: Leg::Exact, weight: 1.0, hits }])
+                let (hits, ms) =
+                    timed(|| retrieve::exact(self.store, &plan, &req.filter, depth, &HashMap::new()));
+                timings.exact = Some(ms);
+                self.fuse(&[RankedList { leg: Leg::Exact, weight: 1.0, hits: hits?.hits }], &mut timings)
             }
             Mode::Hybrid => {
                 let lexical = || -> Result<_> {
-                    let kw = retrieve::keyword(self.store, &plan, &req.filter, depth)?;
+                    let (kw, kw_ms) = timed(|| retrieve::keyword(self.store, &plan, &req.filter, depth));
+                    let kw = kw?;
                     let kw_rank: HashMap<String, usize> =
                         kw.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
-                    let ex = retrieve::exact(self.store, &plan, &req.filter, depth, &kw_rank)?;
-                    Ok((kw, ex))
+                    let (ex, ex_ms) =
+                        timed(|| retrieve::exact(self.store, &plan, &req.filter, depth, &kw_rank));
+                    Ok((kw, ex?, kw_ms, ex_ms))
                 };
                 // The dense leg (embedding the query is the slow part) runs beside the
                 // lexical legs.
@@ -218,23 +285,28 @@ impl<'s> Searcher<'s> {
                     });
                     (lexical, dense)
                 });
-                let ((kw, ex), dense) = (lexical?, dense.transpose()?);
+                let ((kw, ex, kw_ms, ex_ms), dense) = (lexical?, dense.transpose()?);
+                timings.keyword = Some(kw_ms);
+                timings.exact = Some(ex_ms);
                 let pinned: Vec<String> =
                     ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
                 let mut lists = vec![
                     RankedList { leg: Leg::Keyword, weight: weights.keyword, hits: kw },
                     RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
                 ];
-                if let Some(hits) = dense {
-                    lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits });
+                if let Some(dense) = dense {
+                    timings.embed = Some(dense.embed_ms);
+                    timings.dense = Some(dense.search_ms);
+                    lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits: dense.hits });
                 }
-                let mut fused = Rrf { k: self.config.rrf_k }.fuse(&lists);
+                let mut fused = self.fuse(&lists, &mut timings);
                 pin_first(&mut fused, &pinned, req.k);
                 fused
             }
         };
         let top: Vec<&Fused> = fused.iter().take(req.k).collect();
         let ids: Vec<String> = top.iter().map(|f| f.chunk.clone()).collect();
+        let fetch_at = Instant::now();
         let chunks = self.store.chunks(&ids)?;
         let by_id: HashMap<&str, _> = chunks.iter().map(|c| (c.chunk.id.as_str(), c)).collect();
         let hits = top
@@ -258,14 +330,30 @@ impl<'s> Searcher<'s> {
                 })
             })
             .collect();
+        timings.fetch = ms_since(fetch_at);
+        timings.total = ms_since(started);
         Ok(SearchResponse {
             query: req.query.clone(),
             mode: req.mode,
             plan,
             hits,
-            took_ms: started.elapsed().as_secs_f64() * 1000.0,
+            took_ms: timings.total,
+            timings,
         })
     }
+
+    fn fuse(&self, lists: &[RankedList], timings: &mut Timings) -> Vec<Fused> {
+        let (fused, ms) = timed(|| Rrf { k: self.config.rrf_k }.fuse(lists));
+        timings.fuse = ms;
+        fused
+    }
+}
+
+/// What the dense leg found, and the time it took.
+struct DenseLeg {
+    hits: Vec<strata_index::LegHit>,
+    embed_ms: f64,
+    search_ms: f64,
 }
 
 /// Moves the exact identifier hits to the front, in their exact-leg order, so that a query
