@@ -1,99 +1,31 @@
-//! Choosing the embedder of the dense leg, for ingest and for queries, and fitting chunk
-//! sizes to its window.
+//! The CLI's embedder choice: `strata_embed::choose` with the context a user needs when a
+//! model cannot be loaded.
 
 use anyhow::{Context, Result};
 use strata_core::Config;
-use strata_embed::folder::model_id_of;
-use strata_embed::http::{HttpEmbedder, HttpEmbedderConfig};
-use strata_embed::local::{LocalEmbedder, LocalOptions};
 use strata_embed::Embedder;
 use strata_index::Manifest;
 
-/// Special tokens every BERT input carries (`[CLS]`, `[SEP]`).
-const SPECIAL_TOKENS: usize = 2;
+pub use strata_embed::choose::fit_chunks;
 
-fn local(config: &Config, spec: &str) -> Result<Box<dyn Embedder>> {
-    let threads = match config.dense.threads {
-        0 => LocalOptions::default().threads,
-        n => n,
-    };
-    let options = LocalOptions { threads, batch_size: config.dense.batch_size };
-    Ok(Box::new(
-        LocalEmbedder::open(spec, options).with_context(|| format!("loading embedding model {spec}"))?,
-    ))
-}
-
-fn http(config: &Config) -> Result<Box<dyn Embedder>> {
-    let http = HttpEmbedderConfig::from(&config.dense.http);
-    Ok(Box::new(
-        HttpEmbedder::connect(http)
-            .with_context(|| format!("connecting to {}", config.dense.http.base_url))?,
-    ))
-}
-
-/// The embedder ingest uses, or `None` when `[dense] enabled = false`. `model` (`--model`)
-/// overrides `[dense] model`.
+/// The embedder ingest uses, or `None` when `[dense] enabled = false`.
 pub fn for_ingest(config: &Config, model: Option<&str>) -> Result<Option<Box<dyn Embedder>>> {
-    if !config.dense.enabled {
-        return Ok(None);
-    }
-    Ok(Some(match config.dense.provider.as_str() {
-        "http" => http(config)?,
-        _ => local(config, model.unwrap_or(&config.dense.model))?,
-    }))
+    strata_embed::choose::for_ingest(config, model).with_context(|| describe(config, model))
 }
 
-/// The query embedder for an index: `None` when the index has no vectors or the dense leg is
-/// turned off. The model is the one the index records; `--model` or `[dense] model` may say
-/// where it lives (a path whose folder name is that id).
+/// The query embedder for an index, or `None` when it has no vectors or the leg is off.
 pub fn for_index(
     config: &Config,
     manifest: &Manifest,
     model: Option<&str>,
 ) -> Result<Option<Box<dyn Embedder>>> {
-    let Some(dense) = &manifest.dense else { return Ok(None) };
-    if !config.dense.enabled {
-        return Ok(None);
-    }
-    if dense.model.starts_with("http:") {
-        return http(config).map(Some);
-    }
-    // `--model` wins (and is checked against the index by the searcher); else `[dense] model`
-    // when it names the index's model (it may be a path); else the recorded id.
-    let configured = config.dense.model.as_str();
-    let spec = model.unwrap_or(if model_id_of(std::path::Path::new(configured)) == dense.model {
-        configured
-    } else {
-        &dense.model
-    });
-    local(config, spec).map(Some)
+    let recorded = manifest.dense.as_ref().map(|d| d.model.as_str());
+    strata_embed::choose::for_index(config, recorded, model).with_context(|| describe(config, model))
 }
 
-/// Fits chunking to a local model's window: when no chunk tokenizer is configured, chunks are
-/// counted in the model's own tokens, and `chunk.max_tokens` is lowered so that a chunk with
-/// its overlap, the passage prefix and the special tokens fits the window. Returns a note
-/// when it changed something.
-pub fn fit_chunks(config: &mut Config, embedder: &dyn Embedder) -> Option<String> {
-    let info = embedder.info();
-    let tokenizer = info.tokenizer.as_ref()?;
-    if config.tokenizer.model.is_some() {
-        return None;
+fn describe(config: &Config, model: Option<&str>) -> String {
+    match config.dense.provider.as_str() {
+        "http" => format!("connecting to {}", config.dense.http.base_url),
+        _ => format!("loading embedding model {}", model.unwrap_or(&config.dense.model)),
     }
-    config.tokenizer.model = Some(tokenizer.clone());
-    // The prefix is a few words; count it generously rather than tokenize here.
-    let prefix = info.passage_prefix.split_whitespace().count() * 2;
-    let room = info.max_seq_len.saturating_sub(SPECIAL_TOKENS + prefix + config.chunk.overlap);
-    if room >= config.chunk.max_tokens {
-        return None;
-    }
-    let before = config.chunk.max_tokens;
-    config.chunk.max_tokens = room.max(16);
-    if config.chunk.overlap * 2 > config.chunk.max_tokens {
-        config.chunk.overlap = config.chunk.max_tokens / 4;
-    }
-    Some(format!(
-        "chunks are counted in {}'s tokens and cut at {} (chunk.max_tokens {before} does not fit its \
-         {}-token window with {} tokens of overlap); set [tokenizer] model to choose otherwise",
-        info.model_id, config.chunk.max_tokens, info.max_seq_len, config.chunk.overlap
-    ))
 }

@@ -9,6 +9,7 @@
 //! Finding a model on disk is [`locate`]'s job; reading what a model folder says about itself
 //! (pooling, prefixes, window) is [`folder`]'s.
 
+pub mod choose;
 pub mod folder;
 pub mod http;
 pub mod local;
