@@ -87,4 +87,45 @@ pub enum Command {
         /// Document id or part of its path.
         doc: String,
     },
+    /// Measure retrieval on a data set with gold labels: ingest it once per chunking and
+    /// context, run every strategy, write report.{md,json,html} and charts.
+    Eval(EvalArgs),
+}
+
+/// Arguments of `strata eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// A data set: a folder in the anthropic, chroma or BEIR layout, or a .jsonl file.
+    pub dataset: PathBuf,
+    /// Data set format (default: detected from what the path holds).
+    #[arg(long, value_parser = ["anthropic", "chroma", "beir", "jsonl"])]
+    pub format: Option<String>,
+    /// Folder of the documents a .jsonl data set names (default: the file's folder).
+    #[arg(long)]
+    pub docs: Option<PathBuf>,
+    /// BEIR qrels split.
+    #[arg(long, default_value = "test")]
+    pub split: String,
+    /// Strategies to run, comma-separated: keyword, exact, dense, hybrid, hierarchical.
+    #[arg(long, value_delimiter = ',', default_value = "keyword,dense,hybrid,hierarchical")]
+    pub strategies: Vec<String>,
+    /// Chunkings, comma-separated: given (the data set's own chunks), auto (fit to the
+    /// model's window), or a token count (default: given,auto for pre-split sets, else auto).
+    #[arg(long, value_delimiter = ',')]
+    pub chunking: Vec<String>,
+    /// Contexts prepended for indexing, comma-separated: none, structural.
+    #[arg(long, value_delimiter = ',', default_value = "none")]
+    pub context: Vec<String>,
+    /// Only the first N queries.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Report folder (default: eval-out/DATASET).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Where the indexes of the run go, one folder per chunking (default: OUT/index).
+    #[arg(long)]
+    pub index_dir: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
 }

@@ -3,6 +3,7 @@
 
 mod args;
 mod embedder;
+mod eval;
 mod ingest;
 mod render;
 
@@ -146,6 +147,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let store = EmbeddedStore::open(&cli.index)?;
             let docs = store.documents()?;
             emit(cli.json, &docs, |docs| render::docs(docs))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Eval(args) => {
+            let outcome = eval::run(args, &config, cli.model.as_deref(), cli.json)?;
+            emit(cli.json, &outcome, |o| {
+                print!("{}", o.markdown);
+                for path in &o.written {
+                    eprintln!("wrote {}", path.display());
+                }
+            })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Remove { doc } => {

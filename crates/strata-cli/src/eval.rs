@@ -1,0 +1,106 @@
+//! `strata eval`: loads a data set, runs the grid with a progress bar, writes the report.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use strata_core::Config;
+use strata_eval::{Chunking, ContextMode, Grid, IngestConfig, LoadOptions, Progress, Strategy};
+
+use crate::args::EvalArgs;
+use crate::embedder;
+
+/// What `strata eval` prints at the end.
+#[derive(serde::Serialize)]
+pub struct Outcome {
+    /// Files written.
+    pub written: Vec<PathBuf>,
+    /// The Markdown report.
+    #[serde(skip)]
+    pub markdown: String,
+}
+
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn phase(&self, label: &str, steps: u64) {
+        self.0.set_position(0);
+        self.0.set_length(steps);
+        self.0.set_prefix(label.to_string());
+    }
+    fn step(&self, what: &str) {
+        self.0.set_message(what.to_string());
+        self.0.inc(1);
+    }
+}
+
+/// Runs `strata eval`.
+pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> Result<Outcome> {
+    let options = LoadOptions { docs: args.docs.clone(), split: Some(args.split.clone()) };
+    let dataset = strata_eval::load(&args.dataset, args.format.as_deref(), &options)
+        .with_context(|| format!("loading data set {}", args.dataset.display()))?;
+    let strategies = args.strategies.iter().map(|s| Strategy::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let pre_split = dataset.documents.iter().any(|d| d.given_chunks.is_some());
+    let chunking: Vec<String> = if args.chunking.is_empty() {
+        if pre_split {
+            vec!["given".into(), "auto".into()]
+        } else {
+            vec!["auto".into()]
+        }
+    } else {
+        args.chunking.clone()
+    };
+    let chunkings = chunking.iter().map(|c| Chunking::parse(c)).collect::<Result<Vec<_>, _>>()?;
+    let contexts = args.context.iter().map(|c| ContextMode::parse(c)).collect::<Result<Vec<_>, _>>()?;
+    let mut ingests = Vec::new();
+    for &chunking in &chunkings {
+        for &context in &contexts {
+            ingests.push(IngestConfig { chunking, context });
+        }
+    }
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("eval-out").join(&dataset.name));
+    let grid = Grid {
+        ingests,
+        strategies,
+        limit: args.limit,
+        index_dir: args.index_dir.clone().unwrap_or_else(|| out.join("index")),
+    };
+    let embedder = embedder::for_ingest(config, model)?;
+    let show = !args.quiet && !json && std::io::stderr().is_terminal();
+    let bar = if show {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {wide_msg}")
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut report = strata_eval::run::run(&dataset, &grid, config, embedder.as_deref(), &Bar(bar.clone()))?;
+    bar.finish_and_clear();
+    report.command = std::iter::once("strata".to_string())
+        .chain(std::env::args().skip(1))
+        .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
+        .collect::<Vec<_>>()
+        .join(" ");
+    report.machine = machine();
+    let written = strata_eval::report::write(&report, &out)?;
+    Ok(Outcome { written, markdown: strata_eval::report::markdown(&report) })
+}
+
+/// CPU model and count, from `/proc/cpuinfo` where there is one.
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    format!("{cpu}, {cores} cores, {}", std::env::consts::OS)
+}

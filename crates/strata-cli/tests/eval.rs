@@ -1,0 +1,89 @@
+//! `strata eval` through the binary: the shared Anthropic set with the real model (given
+//! chunks, a slice of the queries), and clear errors for bad data sets. Model-backed parts
+//! skip with a message without the model, unless `STRATA_REQUIRE_MODEL=1`.
+
+mod common;
+
+use std::path::Path;
+
+use common::strata_env;
+use serde_json::Value;
+use tempfile::TempDir;
+
+fn model_ready() -> bool {
+    let found = strata_embed::locate::find_model("all-MiniLM-L6-v2")
+        .and_then(|_| strata_embed::locate::find_onnxruntime());
+    match found {
+        Ok(_) => true,
+        Err(e) if std::env::var("STRATA_REQUIRE_MODEL").as_deref() == Ok("1") => {
+            panic!("STRATA_REQUIRE_MODEL=1 but {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping: {e}");
+            false
+        }
+    }
+}
+
+#[test]
+fn eval_on_the_anthropic_set_reports_every_leg_next_to_the_published_rows() {
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/eval/anthropic-codebase");
+    if !set.exists() {
+        eprintln!("skipping: the shared evaluation set is not at {}", set.display());
+        return;
+    }
+    if !model_ready() {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("report");
+    let out_s = out.to_str().unwrap();
+    let args = [
+        "--json",
+        "eval",
+        set.to_str().unwrap(),
+        "--chunking",
+        "given",
+        "--strategies",
+        "keyword,dense,hybrid,hierarchical",
+        "--limit",
+        "24",
+        "--out",
+        out_s,
+    ];
+    let run = strata_env(&tmp.path().join("unused"), &args, &[("STRATA_DENSE_ENABLED", "true")]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["queries"], 24);
+    assert_eq!(report["model"], "all-MiniLM-L6-v2");
+    let rows = report["rows"].as_array().unwrap();
+    let recall = |strategy: &str| {
+        rows.iter().find(|r| r["strategy"] == strategy).unwrap()["metrics"]["recall@20"].as_f64()
+    };
+    // Each leg finds most gold chunks within 20 of 737; hybrid at least as many as keyword.
+    for strategy in ["keyword", "dense", "hybrid"] {
+        let r = recall(strategy).unwrap_or_else(|| panic!("{strategy} has no recall@20"));
+        assert!(r > 0.5, "{strategy}: recall@20 {r}");
+    }
+    assert!(recall("hybrid").unwrap() >= recall("keyword").unwrap());
+    let hierarchical = rows.iter().find(|r| r["strategy"] == "hierarchical").unwrap();
+    assert!(hierarchical["refused"].as_str().unwrap().contains("hierarchical"));
+    assert_eq!(report["ingests"]["given"]["chunks"], 737);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("published: voyage-2 embeddings | 0.809 | 0.872 | 0.901"), "{md}");
+    for file in ["report.html", "recall.png", "recall.svg", "latency.png", "latency.svg"] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+}
+
+#[test]
+fn eval_of_something_that_is_not_a_data_set_says_what_it_expected() {
+    let tmp = TempDir::new().unwrap();
+    let run = strata_env(tmp.path(), &["eval", tmp.path().to_str().unwrap()], &[]);
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("not a known data set layout") && err.contains("questions_df.csv"), "{err}");
+    let run = strata_env(tmp.path(), &["eval", "/nonexistent/set.jsonl"], &[]);
+    assert!(String::from_utf8_lossy(&run.stderr).contains("no such file"));
+}

@@ -1,0 +1,172 @@
+//! strata's own data set format: one JSON object per line,
+//!
+//! ```json
+//! {"id": "q1", "query": "What does OPTIONS return?", "gold": [
+//!   {"doc": "rfc9110.txt", "section": "9.3.7"},
+//!   {"doc": "rfc9110.txt", "path": ["Methods", "OPTIONS"], "grade": 2},
+//!   {"doc": "notes.md", "start": 120, "end": 480},
+//!   {"doc": "notes.md", "start": 120, "end": 480, "unit": "byte"},
+//!   {"doc": "manual.pdf", "page": 12},
+//!   {"doc": "policy.md"},
+//!   {"chunk": "policy#0007"}
+//! ]}
+//! ```
+//!
+//! Documents are files under a folder (`--docs`, else the JSONL file's folder), named by
+//! their path relative to it; gold may also name a document by file name or stem when that
+//! is unambiguous. `section` is a node id (`0042`) or a section number; `start`/`end` count
+//! code points of the file's text unless `unit` is `byte`; `grade` defaults to 1.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use strata_core::{Error, Format, Result};
+
+use super::{char_span, parse_line, read_to_string};
+use crate::dataset::{Content, Dataset, DocInput, Gold, Query, Target};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    #[serde(default)]
+    id: Option<String>,
+    query: String,
+    #[serde(default)]
+    gold: Vec<GoldLine>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GoldLine {
+    doc: Option<String>,
+    section: Option<String>,
+    path: Option<Vec<String>>,
+    chunk: Option<String>,
+    start: Option<usize>,
+    end: Option<usize>,
+    unit: Option<String>,
+    page: Option<u32>,
+    grade: Option<f64>,
+}
+
+/// Loads a JSONL file; documents come from `docs` or the file's folder.
+pub fn load(path: &Path, docs: Option<&Path>) -> Result<Dataset> {
+    let root: PathBuf = match docs {
+        Some(d) => d.to_path_buf(),
+        None => path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")),
+    };
+    let mut documents = Vec::new();
+    let mut files: Vec<PathBuf> = Vec::new();
+    collect(&root, &mut files)?;
+    files.sort();
+    // Every way gold may name a document → the documents it could be.
+    let mut names: HashMap<String, Vec<String>> = HashMap::new();
+    for file in files {
+        let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if Format::from_extension(ext).is_none() {
+            continue;
+        }
+        let rel = file.strip_prefix(&root).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+        let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = file.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        for alias in [rel.clone(), file_name, stem] {
+            let entry = names.entry(alias).or_default();
+            if !entry.contains(&rel) {
+                entry.push(rel.clone());
+            }
+        }
+        documents.push(DocInput { name: rel, content: Content::File(file), given_chunks: None });
+    }
+    if documents.is_empty() {
+        return Err(Error::user(format!(
+            "{}: no documents (Markdown, HTML, text, PDF or DOCX files) under it; pass --docs DIR",
+            root.display()
+        )));
+    }
+    let mut texts: HashMap<String, String> = HashMap::new();
+    let mut queries = Vec::new();
+    for (n, line) in read_to_string(path)?.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let line: Line = parse_line(path, n, line)?;
+        let at = format!("{}:{}", path.display(), n + 1);
+        let mut gold = Vec::new();
+        for g in line.gold {
+            let grade = g.grade.unwrap_or(1.0);
+            let doc = match &g.doc {
+                Some(name) => Some(match names.get(name).map(Vec::as_slice) {
+                    Some([one]) => one.clone(),
+                    Some(many) => {
+                        return Err(Error::user(format!(
+                            "{at}: document {name:?} is ambiguous ({}); use its path under {}",
+                            many.join(", "),
+                            root.display()
+                        )))
+                    }
+                    None => {
+                        return Err(Error::user(format!(
+                            "{at}: document {name:?} is not under {} (pass --docs DIR)",
+                            root.display()
+                        )))
+                    }
+                }),
+                None => None,
+            };
+            let target = match (doc, g) {
+                (None, GoldLine { chunk: Some(chunk), .. }) => Target::Chunk(chunk),
+                (Some(doc), GoldLine { section: Some(node), .. }) => Target::Node { doc, node },
+                (Some(doc), GoldLine { path: Some(path), .. }) => Target::Path { doc, path },
+                (Some(doc), GoldLine { page: Some(page), .. }) => Target::Page { doc, page },
+                (Some(doc), GoldLine { start: Some(start), end: Some(end), ref unit, .. }) => {
+                    let text = match texts.get(&doc) {
+                        Some(t) => t,
+                        None => {
+                            let t = read_to_string(&root.join(&doc))?;
+                            texts.entry(doc.clone()).or_insert(t)
+                        }
+                    };
+                    let span = match unit.as_deref() {
+                        None | Some("char") => char_span(text, start, end, &at)?,
+                        Some("byte") if start <= end && end <= text.len() => {
+                            strata_core::Span::new(start, end)
+                        }
+                        Some("byte") => {
+                            return Err(Error::user(format!(
+                                "{at}: byte span {start}..{end} is outside {doc} ({} bytes)",
+                                text.len()
+                            )))
+                        }
+                        Some(other) => {
+                            return Err(Error::user(format!("{at}: unit {other:?} is not char or byte")))
+                        }
+                    };
+                    Target::Span { doc, span }
+                }
+                (Some(doc), _) => Target::Doc(doc),
+                (None, _) => return Err(Error::user(format!(
+                    "{at}: a gold entry needs \"doc\" (with section, path, start/end or page) or \"chunk\""
+                ))),
+            };
+            gold.push(Gold { target, grade });
+        }
+        queries.push(Query { id: line.id.unwrap_or_else(|| format!("{}", n + 1)), text: line.query, gold });
+    }
+    let name = path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "jsonl".into());
+    Ok(Dataset { name, documents, queries, published: Vec::new(), notes: Vec::new() })
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(format!("listing {}", dir.display()), e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(format!("listing {}", dir.display()), e))?;
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,339 @@
+//! Ingesting a data set's documents once per ingest configuration (chunking × context) into
+//! an embedded store, keeping what judging needs: each document's text, tree and pages, and
+//! how its input text maps onto strata's text.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+use strata_core::{ChunkVectors, Config, DocId, Document, Error, Result, Source, Span};
+use strata_embed::Embedder;
+use strata_index::{EmbeddedStore, Manifest, StoreWrite};
+use strata_ingest::context;
+use strata_ingest::pipeline::{Ingested, Pipeline};
+
+use crate::align::{Alignment, CharIndex};
+use crate::dataset::{Content, Dataset, DocInput};
+use crate::memory;
+
+/// How documents are cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Chunking {
+    /// The data set's own chunks (for pre-split sets).
+    Given,
+    /// strata's chunker at the size that fits the embedding model (`[chunk] max_tokens`
+    /// lowered to the window, as `strata ingest` does).
+    Auto,
+    /// strata's chunker at this many tokens (of the embedding model's tokenizer when there
+    /// is one); chunks longer than the model's window are truncated by it, and counted.
+    Tokens(usize),
+}
+
+impl Chunking {
+    /// Parses `given`, `auto` or a token count.
+    pub fn parse(s: &str) -> Result<Chunking> {
+        match s.trim() {
+            "given" => Ok(Chunking::Given),
+            "auto" => Ok(Chunking::Auto),
+            n => match n.parse::<usize>() {
+                Ok(n) if (16..=8192).contains(&n) => Ok(Chunking::Tokens(n)),
+                _ => Err(Error::user(format!(
+                    "chunk size {n:?} is not given, auto or a token count from 16 to 8192"
+                ))),
+            },
+        }
+    }
+
+    /// Label in reports.
+    pub fn label(&self) -> String {
+        match self {
+            Chunking::Given => "given".into(),
+            Chunking::Auto => "auto".into(),
+            Chunking::Tokens(n) => n.to_string(),
+        }
+    }
+}
+
+/// Which context is prepended to what the legs index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextMode {
+    /// None: chunks are indexed as they are.
+    None,
+    /// `strata_ingest::context::structural`: title, heading path, defined terms.
+    Structural,
+}
+
+impl ContextMode {
+    /// Parses `none`/`off` or `structural`/`on`.
+    pub fn parse(s: &str) -> Result<ContextMode> {
+        match s.trim() {
+            "none" | "off" => Ok(ContextMode::None),
+            "structural" | "on" => Ok(ContextMode::Structural),
+            other => Err(Error::user(format!(
+                "context {other:?} is not none or structural (LLM contexts are not built yet)"
+            ))),
+        }
+    }
+
+    /// Label in reports.
+    pub fn label(&self) -> &'static str {
+        match self {
+            ContextMode::None => "none",
+            ContextMode::Structural => "structural",
+        }
+    }
+}
+
+/// One ingest of the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct IngestConfig {
+    /// How documents are cut.
+    pub chunking: Chunking,
+    /// Context prepended for indexing.
+    pub context: ContextMode,
+}
+
+impl IngestConfig {
+    /// Label in reports and the index folder's name (`auto+structural`).
+    pub fn label(&self) -> String {
+        match self.context {
+            ContextMode::None => self.chunking.label(),
+            c => format!("{}+{}", self.chunking.label(), c.label()),
+        }
+    }
+}
+
+/// What an ingest cost and produced.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IngestStats {
+    /// Wall-clock seconds, embedding included.
+    pub seconds: f64,
+    /// Of which embedding.
+    pub embed_seconds: f64,
+    /// Documents indexed.
+    pub documents: usize,
+    /// Chunks indexed.
+    pub chunks: usize,
+    /// Mean tokens per chunk (the chunk tokenizer's).
+    pub mean_chunk_tokens: f64,
+    /// The chunk size used (`chunk.max_tokens`), or 0 for given chunks.
+    pub max_tokens: usize,
+    /// Chunks longer than the embedding model's window (their tails are not embedded).
+    pub truncated: usize,
+    /// Size of the index folder.
+    pub index_bytes: u64,
+    /// Peak resident memory of the process during this ingest, when the OS tells.
+    pub peak_rss_bytes: Option<u64>,
+    /// Documents that failed, with the reason.
+    pub failed: Vec<(String, String)>,
+    /// Documents whose input text the reader changed, and the share of it kept verbatim.
+    pub realigned: Vec<(String, f64)>,
+}
+
+/// A document as judging sees it.
+pub struct DocView {
+    /// Its id in the index.
+    pub id: DocId,
+    /// strata's text.
+    pub text: String,
+    /// Code points of `text`.
+    pub chars: CharIndex,
+    /// Input text → `text`.
+    pub align: Alignment,
+    /// The tree.
+    pub tree: strata_core::Tree,
+    /// Pages.
+    pub pages: Vec<strata_core::Page>,
+    /// Spans of its chunks, in order.
+    pub chunk_spans: Vec<Span>,
+}
+
+/// An ingested configuration: the store and the documents by data set name.
+pub struct IndexedSet {
+    /// The configuration.
+    pub config: IngestConfig,
+    /// The store.
+    pub store: EmbeddedStore,
+    /// Documents by name.
+    pub docs: HashMap<String, DocView>,
+    /// Document names by id.
+    pub names: HashMap<DocId, String>,
+    /// Cost.
+    pub stats: IngestStats,
+}
+
+/// Ingests `dataset` with `ingest` into a new store at `dir` (emptied first). `on_doc` is
+/// called after each document.
+pub fn ingest(
+    dataset: &Dataset,
+    ingest: IngestConfig,
+    base: &Config,
+    embedder: Option<&dyn Embedder>,
+    dir: &Path,
+    on_doc: &mut dyn FnMut(&str),
+) -> Result<IndexedSet> {
+    let started = Instant::now();
+    memory::reset_peak();
+    let config = config_for(base, ingest, embedder)?;
+    let pipeline = Pipeline::new(&config)?;
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| Error::io(format!("emptying {}", dir.display()), e))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+    let manifest = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
+    let mut store = EmbeddedStore::open_or_create(dir, manifest)?;
+    store.set_ann_threshold(config.dense.ann_threshold);
+    let mut stats = IngestStats {
+        max_tokens: if ingest.chunking == Chunking::Given { 0 } else { config.chunk.max_tokens },
+        ..IngestStats::default()
+    };
+    let mut docs = HashMap::new();
+    let mut names = HashMap::new();
+    let mut ids: HashSet<DocId> = HashSet::new();
+    let mut tokens = 0u64;
+    for (n, input) in dataset.documents.iter().enumerate() {
+        match read_one(&pipeline, dataset, input, ingest, &mut ids) {
+            Ok((mut record, view)) => {
+                if ingest.context == ContextMode::Structural {
+                    context::add_structural(&record.document, &mut record.chunks);
+                }
+                if let Some(embedder) = embedder {
+                    let at = Instant::now();
+                    let (vectors, truncated) = embed(embedder, &record)?;
+                    stats.embed_seconds += at.elapsed().as_secs_f64();
+                    stats.truncated += truncated;
+                    record.vectors = Some(vectors);
+                }
+                stats.documents += 1;
+                stats.chunks += record.chunks.len();
+                tokens += record.chunks.iter().map(|c| u64::from(c.tokens)).sum::<u64>();
+                if !view.align.is_identity() {
+                    stats.realigned.push((input.name.clone(), view.align.coverage()));
+                }
+                store.put(&record)?;
+                names.insert(view.id.clone(), input.name.clone());
+                docs.insert(input.name.clone(), view);
+            }
+            Err(e) => stats.failed.push((input.name.clone(), e.to_string())),
+        }
+        if (n + 1) % 64 == 0 {
+            store.commit()?;
+        }
+        on_doc(&input.name);
+    }
+    store.commit()?;
+    stats.seconds = started.elapsed().as_secs_f64();
+    stats.mean_chunk_tokens = if stats.chunks == 0 { 0.0 } else { tokens as f64 / stats.chunks as f64 };
+    stats.index_bytes = store.size_on_disk();
+    stats.peak_rss_bytes = memory::peak_rss();
+    Ok(IndexedSet { config: ingest, store, docs, names, stats })
+}
+
+/// The configuration one ingest runs with.
+fn config_for(base: &Config, ingest: IngestConfig, embedder: Option<&dyn Embedder>) -> Result<Config> {
+    let mut config = base.clone();
+    match ingest.chunking {
+        Chunking::Tokens(n) => {
+            config.chunk.max_tokens = n;
+            config.chunk.overlap = config.chunk.overlap.min(n / 2);
+            if let Some(e) = embedder {
+                if config.tokenizer.model.is_none() {
+                    config.tokenizer.model = e.info().tokenizer.clone();
+                }
+            }
+        }
+        Chunking::Auto | Chunking::Given => {
+            if let Some(e) = embedder {
+                strata_embed::choose::fit_chunks(&mut config, e);
+            }
+        }
+    }
+    if ingest.chunking == Chunking::Given {
+        config.chunk.overlap = 0;
+    }
+    Ok(config)
+}
+
+/// Reads and chunks one document; its id is made unique within the run.
+fn read_one(
+    pipeline: &Pipeline,
+    dataset: &Dataset,
+    input: &DocInput,
+    ingest: IngestConfig,
+    ids: &mut HashSet<DocId>,
+) -> Result<(Ingested, DocView)> {
+    let (mut document, input_text): (Document, String) = match &input.content {
+        Content::File(path) => {
+            let (source, bytes) = pipeline.load(path)?;
+            let input_text = String::from_utf8_lossy(&bytes).into_owned();
+            (pipeline.read_bytes(source, &bytes)?, input_text)
+        }
+        Content::Text { title, text, format } => {
+            let source = Source {
+                path: format!("{}/{}", dataset.name, input.name),
+                format: *format,
+                content_hash: blake3::hash(text.as_bytes()).to_hex().to_string(),
+                size: text.len() as u64,
+                mtime: None,
+            };
+            let mut doc = pipeline.read_bytes(source, text.as_bytes())?;
+            if let Some(title) = title {
+                doc.title = title.clone();
+            }
+            (doc, text.clone())
+        }
+    };
+    let mut id = document.id.clone();
+    let mut n = 2;
+    while !ids.insert(id.clone()) {
+        id = DocId(format!("{}-{n}", document.id.as_str()));
+        n += 1;
+    }
+    document.id = id;
+    let align = Alignment::new(&input_text, &document.text);
+    let record = match (ingest.chunking, &input.given_chunks) {
+        (Chunking::Given, Some(given)) => {
+            let spans: Vec<Span> = given
+                .iter()
+                .map(|s| Span::new(align.map(s.start), align.map(s.end)))
+                .filter(|s| !s.is_empty())
+                .collect();
+            pipeline.process_at(document, &spans)?
+        }
+        (Chunking::Given, None) => {
+            return Err(Error::user(format!(
+                "document {} has no given chunks; use --chunking auto or a token count",
+                input.name
+            )))
+        }
+        _ => pipeline.try_process(document)?,
+    };
+    let doc = &record.document;
+    let view = DocView {
+        id: doc.id.clone(),
+        chars: CharIndex::new(&doc.text),
+        text: doc.text.clone(),
+        align,
+        tree: doc.tree.clone(),
+        pages: doc.pages.clone(),
+        chunk_spans: record.chunks.iter().map(|c| c.span).collect(),
+    };
+    Ok((record, view))
+}
+
+/// Embeds a document's chunks as the legs index them; returns the vectors and how many
+/// chunks the model truncated.
+fn embed(embedder: &dyn Embedder, record: &Ingested) -> Result<(ChunkVectors, usize)> {
+    let texts: Vec<std::borrow::Cow<'_, str>> =
+        record.chunks.iter().map(|c| c.indexed_text(&record.document.text)).collect();
+    let refs: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
+    let info = embedder.info();
+    let vectors = embedder.embed_passages(&refs)?;
+    let truncated = vectors.truncated().len();
+    Ok((
+        ChunkVectors { model: info.model_id.clone(), dim: info.dim, values: vectors.as_slice().to_vec() },
+        truncated,
+    ))
+}

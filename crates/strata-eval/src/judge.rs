@@ -1,0 +1,317 @@
+//! Judging: gold labels resolved against one ingest (document ids, node ids, byte spans of
+//! strata's text), then each ranked hit matched against them.
+
+use std::collections::HashMap;
+
+use strata_core::{DocId, NodeId, Span, Tree};
+use strata_search::SearchHit;
+
+use crate::dataset::{Query, Target};
+use crate::ingest::IndexedSet;
+use crate::metrics::{self, DocRange, Judged};
+
+/// A gold label in the ingest's terms.
+#[derive(Debug, Clone, PartialEq)]
+enum Item {
+    Doc(DocId),
+    Subtree {
+        doc: DocId,
+        node: NodeId,
+    },
+    Chunk(String),
+    Span {
+        doc: DocId,
+        span: Span,
+    },
+    Page {
+        doc: DocId,
+        page: u32,
+    },
+    /// Gold that names something this ingest does not have (a failed document, an unknown
+    /// section): never matched, so it counts as missed.
+    Unresolved,
+}
+
+/// A query's gold, resolved against one ingest.
+#[derive(Debug, Clone)]
+pub struct Gold {
+    items: Vec<Item>,
+    grades: Vec<f64>,
+    /// Judge by document: every gold item is a whole document.
+    by_document: bool,
+    /// Gold sections (for section recall).
+    sections: Vec<(DocId, NodeId)>,
+    /// Gold pages (for page recall).
+    pages: Vec<(DocId, u32)>,
+    /// Gold spans in code points of strata's text, documents numbered by `doc_number`.
+    spans: Vec<DocRange>,
+    /// How many chunks of this ingest overlap a gold span: Chroma's "minimal" retrieval
+    /// count, at which span metrics are also reported (`span_iou@min`).
+    min_chunks: usize,
+    /// Gold labels that could not be resolved.
+    pub unresolved: usize,
+}
+
+/// Resolves a query's gold against `set`.
+pub fn resolve(query: &Query, set: &IndexedSet, doc_number: &HashMap<DocId, usize>) -> Gold {
+    let mut gold = Gold {
+        items: Vec::new(),
+        grades: Vec::new(),
+        by_document: !query.gold.is_empty() && query.gold.iter().all(|g| matches!(g.target, Target::Doc(_))),
+        sections: Vec::new(),
+        pages: Vec::new(),
+        spans: Vec::new(),
+        min_chunks: 0,
+        unresolved: 0,
+    };
+    for g in &query.gold {
+        let view = g.target.doc().and_then(|d| set.docs.get(d));
+        let item = match (&g.target, view) {
+            (Target::Chunk(id), _) => Item::Chunk(id.clone()),
+            (_, None) => Item::Unresolved,
+            (Target::Doc(_), Some(v)) => Item::Doc(v.id.clone()),
+            (Target::Node { node, .. }, Some(v)) => match find_node(&v.tree, node) {
+                Some(n) => Item::Subtree { doc: v.id.clone(), node: n },
+                None => Item::Unresolved,
+            },
+            (Target::Path { path, .. }, Some(v)) => match find_path(&v.tree, path) {
+                Some(n) => Item::Subtree { doc: v.id.clone(), node: n },
+                None => Item::Unresolved,
+            },
+            (Target::Page { page, .. }, Some(v)) if v.pages.iter().any(|p| p.number == *page) => {
+                Item::Page { doc: v.id.clone(), page: *page }
+            }
+            (Target::Page { .. }, Some(_)) => Item::Unresolved,
+            (Target::Span { span, .. }, Some(v)) => {
+                let mapped = Span::new(v.align.map(span.start), v.align.map(span.end));
+                if mapped.is_empty() {
+                    Item::Unresolved
+                } else {
+                    Item::Span { doc: v.id.clone(), span: mapped }
+                }
+            }
+        };
+        // Sections, pages and character spans the item stands for.
+        match (&item, view) {
+            (Item::Subtree { doc, node }, Some(v)) => {
+                gold.sections.push((doc.clone(), *node));
+                // Page recall means something only where there are pages.
+                if let Some(n) = v.tree.get(*node).filter(|_| v.pages.len() > 1) {
+                    gold.pages.extend((n.pages.first..=n.pages.last).map(|p| (doc.clone(), p)));
+                }
+            }
+            (Item::Span { doc, span }, Some(v)) => {
+                gold.sections.push((doc.clone(), enclosing(&v.tree, *span)));
+                let paged = v.pages.len() > 1;
+                for p in v.pages.iter().filter(|p| paged && p.span.overlaps(*span)) {
+                    gold.pages.push((doc.clone(), p.number));
+                }
+                let d = doc_number.get(doc).copied().unwrap_or(usize::MAX);
+                let (s, e) = (v.chars.char_of(&v.text, span.start), v.chars.char_of(&v.text, span.end));
+                gold.spans.push((d, s as u64, e as u64));
+            }
+            (Item::Page { doc, page }, _) => gold.pages.push((doc.clone(), *page)),
+            _ => {}
+        }
+        if item == Item::Unresolved {
+            gold.unresolved += 1;
+        }
+        gold.items.push(item);
+        gold.grades.push(g.grade);
+    }
+    if !gold.spans.is_empty() {
+        // Distinct chunks: one chunk may overlap two gold spans.
+        let mut overlapping: Vec<(&DocId, Span)> = Vec::new();
+        for item in &gold.items {
+            if let Item::Span { doc, span } = item {
+                let v = set.names.get(doc).and_then(|n| set.docs.get(n));
+                for c in v.iter().flat_map(|v| &v.chunk_spans).filter(|c| c.overlaps(*span)) {
+                    overlapping.push((doc, *c));
+                }
+            }
+        }
+        overlapping.sort_by_key(|(d, c)| ((*d).clone(), c.start));
+        overlapping.dedup();
+        gold.min_chunks = overlapping.len();
+    }
+    gold.sections.sort();
+    gold.sections.dedup();
+    gold.pages.sort();
+    gold.pages.dedup();
+    gold
+}
+
+/// Every metric of one query at every cut-off in `ks`, keyed `recall@5`, `span_iou@5`, …;
+/// empty when the query has no gold.
+pub fn score(
+    gold: &Gold,
+    hits: &[SearchHit],
+    set: &IndexedSet,
+    doc_number: &HashMap<DocId, usize>,
+    ks: &[usize],
+) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    if gold.items.is_empty() {
+        return out;
+    }
+    let hits: Vec<&SearchHit> = if gold.by_document {
+        metrics::dedupe(hits.iter().collect(), |h| h.doc_id.clone())
+    } else {
+        hits.iter().collect()
+    };
+    let parsed: Vec<(DocId, NodeId)> = hits
+        .iter()
+        .map(|h| (DocId(h.doc_id.clone()), NodeId::parse(&h.node_id).unwrap_or(NodeId(0))))
+        .collect();
+    let tree_of = |doc: &DocId| set.names.get(doc).and_then(|n| set.docs.get(n)).map(|v| &v.tree);
+    let judged = Judged {
+        grades: gold.grades.clone(),
+        ranked: hits
+            .iter()
+            .zip(&parsed)
+            .map(|(h, (doc, node))| {
+                (0..gold.items.len())
+                    .filter(|&i| matches(&gold.items[i], h, doc, *node, tree_of(doc)))
+                    .collect()
+            })
+            .collect(),
+    };
+    let sections: Vec<Vec<usize>> = parsed
+        .iter()
+        .map(|(doc, node)| {
+            (0..gold.sections.len())
+                .filter(|&i| {
+                    let (gd, gn) = &gold.sections[i];
+                    gd == doc
+                        && tree_of(doc).is_some_and(|t| {
+                            is_within(t, *node, *gn) || t.get(*gn).and_then(|n| n.parent) == Some(*node)
+                        })
+                })
+                .collect()
+        })
+        .collect();
+    let pages: Vec<Vec<usize>> = hits
+        .iter()
+        .zip(&parsed)
+        .map(|(h, (doc, _))| {
+            (0..gold.pages.len())
+                .filter(|&i| {
+                    &gold.pages[i].0 == doc && (h.pages.first..=h.pages.last).contains(&gold.pages[i].1)
+                })
+                .collect()
+        })
+        .collect();
+    let retrieved: Vec<DocRange> = hits
+        .iter()
+        .zip(&parsed)
+        .filter_map(|(h, (doc, _))| {
+            let v = set.names.get(doc).and_then(|n| set.docs.get(n))?;
+            let d = doc_number.get(doc).copied()?;
+            Some((
+                d,
+                v.chars.char_of(&v.text, h.span.start) as u64,
+                v.chars.char_of(&v.text, h.span.end) as u64,
+            ))
+        })
+        .collect();
+    if gold.min_chunks > 0 {
+        let top = &retrieved[..gold.min_chunks.min(retrieved.len())];
+        if let Some(s) = metrics::span_scores(&gold.spans, top) {
+            out.push(("span_recall@min".to_string(), s.recall));
+            out.push(("span_precision@min".to_string(), s.precision));
+            out.push(("span_iou@min".to_string(), s.iou));
+        }
+    }
+    for &k in ks {
+        if let Some(s) = judged.at(k) {
+            out.push((format!("recall@{k}"), s.recall));
+            out.push((format!("precision@{k}"), s.precision));
+            out.push((format!("mrr@{k}"), s.mrr));
+            out.push((format!("ndcg@{k}"), s.ndcg));
+            out.push((format!("hit@{k}"), s.hit));
+        }
+        if let Some(r) = metrics::coverage_at(gold.sections.len(), &sections, k) {
+            out.push((format!("section_recall@{k}"), r));
+        }
+        if let Some(r) = metrics::coverage_at(gold.pages.len(), &pages, k) {
+            out.push((format!("page_recall@{k}"), r));
+        }
+        if !gold.spans.is_empty() {
+            let top = &retrieved[..k.min(retrieved.len())];
+            if let Some(s) = metrics::span_scores(&gold.spans, top) {
+                out.push((format!("span_recall@{k}"), s.recall));
+                out.push((format!("span_precision@{k}"), s.precision));
+                out.push((format!("span_iou@{k}"), s.iou));
+            }
+        }
+    }
+    out
+}
+
+fn matches(item: &Item, hit: &SearchHit, doc: &DocId, node: NodeId, tree: Option<&Tree>) -> bool {
+    match item {
+        Item::Doc(d) => d == doc,
+        Item::Subtree { doc: d, node: n } => d == doc && tree.is_some_and(|t| is_within(t, node, *n)),
+        Item::Chunk(id) => &hit.chunk_id == id,
+        Item::Span { doc: d, span } => d == doc && hit.span.overlaps(*span),
+        Item::Page { doc: d, page } => d == doc && (hit.pages.first..=hit.pages.last).contains(page),
+        Item::Unresolved => false,
+    }
+}
+
+/// Whether `node` is `ancestor` or below it.
+fn is_within(tree: &Tree, node: NodeId, ancestor: NodeId) -> bool {
+    let mut at = Some(node);
+    while let Some(n) = at {
+        if n == ancestor {
+            return true;
+        }
+        if n.0 < ancestor.0 {
+            return false; // ids are depth-first: an ancestor never has a larger id
+        }
+        at = tree.get(n).and_then(|x| x.parent);
+    }
+    false
+}
+
+/// The deepest node whose subtree holds the whole span.
+fn enclosing(tree: &Tree, span: Span) -> NodeId {
+    let mut node = tree.node_at(span.start);
+    loop {
+        match tree.get(node) {
+            Some(n) if n.subtree.end >= span.end || n.parent.is_none() => return node,
+            Some(n) => node = n.parent.unwrap_or(NodeId(0)),
+            None => return NodeId(0),
+        }
+    }
+}
+
+/// A node by id (`0042`) or section number (`102(b)`, `§ 4.2`).
+fn find_node(tree: &Tree, spec: &str) -> Option<NodeId> {
+    let spec = spec.trim().trim_start_matches('#');
+    if spec.len() == 4 && spec.bytes().all(|b| b.is_ascii_digit()) {
+        if let Some(id) = NodeId::parse(spec).filter(|id| tree.get(*id).is_some()) {
+            return Some(id);
+        }
+    }
+    let key = strata_core::number::normalize(spec);
+    tree.find_number(&key).next().map(|n| n.id)
+}
+
+/// A node whose heading path ends with `path`. Titles are compared case-insensitively, and a
+/// gold title may leave out the section number (`Encryption` matches `2. Encryption`).
+fn find_path(tree: &Tree, path: &[String]) -> Option<NodeId> {
+    let want: Vec<String> = path.iter().map(|p| p.trim().to_lowercase()).collect();
+    if want.is_empty() {
+        return None;
+    }
+    let same = |have: &str, want: &str| {
+        let have = have.trim().to_lowercase();
+        have == want || have.strip_suffix(want).is_some_and(|head| head.ends_with(' '))
+    };
+    tree.nodes().iter().find_map(|n| {
+        let have = tree.heading_path(n.id);
+        let tail = have.len().checked_sub(want.len())?;
+        have[tail..].iter().zip(&want).all(|(h, w)| same(h, w)).then_some(n.id)
+    })
+}

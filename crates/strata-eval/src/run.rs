@@ -1,0 +1,269 @@
+//! The strategy grid: every ingest configuration (chunking × context) is ingested once, and
+//! every strategy (search mode) runs every query against it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::Serialize;
+use strata_core::{Config, DocId, Error, Result};
+use strata_embed::Embedder;
+use strata_index::Filter;
+use strata_search::{Mode, SearchHit, SearchRequest, Searcher};
+
+use crate::dataset::{Dataset, Published};
+use crate::ingest::{self, IndexedSet, IngestConfig, IngestStats};
+use crate::judge;
+use crate::metrics::{self, Percentiles, KS};
+
+/// A search strategy: a mode by its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Strategy {
+    /// Name as given (`hybrid`).
+    pub name: String,
+    /// The mode it runs.
+    #[serde(skip)]
+    pub mode: Mode,
+}
+
+impl Strategy {
+    /// Parses a strategy name.
+    pub fn parse(s: &str) -> Result<Strategy> {
+        let name = s.trim().to_string();
+        let mode = Mode::parse(&name)?;
+        Ok(Strategy { name, mode })
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Grid {
+    /// Ingest configurations, each ingested once.
+    pub ingests: Vec<IngestConfig>,
+    /// Strategies, each run on every ingest.
+    pub strategies: Vec<Strategy>,
+    /// Only the first this many queries (for quick runs).
+    pub limit: Option<usize>,
+    /// Where the indexes go (`DIR/<ingest label>`).
+    pub index_dir: PathBuf,
+}
+
+/// Told as the run advances, for a progress bar.
+pub trait Progress {
+    /// A new phase with this many steps.
+    fn phase(&self, label: &str, steps: u64);
+    /// One step done.
+    fn step(&self, what: &str);
+}
+
+/// Progress that goes nowhere.
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn phase(&self, _: &str, _: u64) {}
+    fn step(&self, _: &str) {}
+}
+
+/// One row of results: an ingest and a strategy.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// Ingest label (`auto`, `256+structural`, `given`).
+    pub ingest: String,
+    /// Strategy name.
+    pub strategy: String,
+    /// Why the strategy did not run, when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    /// Queries scored (with gold).
+    pub scored: usize,
+    /// Queries that failed, with the first error.
+    pub failed: usize,
+    /// First error of a failed query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+    /// Means over scored queries: `recall@5`, `ndcg@10`, `span_iou@5`, ….
+    pub metrics: BTreeMap<String, f64>,
+    /// Milliseconds per search stage.
+    pub latency_ms: BTreeMap<String, Percentiles>,
+}
+
+/// Everything a run found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Data set name.
+    pub dataset: String,
+    /// Documents and queries in the data set.
+    pub documents: usize,
+    /// Queries run.
+    pub queries: usize,
+    /// Queries without gold (not scored).
+    pub queries_without_gold: usize,
+    /// Gold labels that named something an ingest did not have, per ingest.
+    pub unresolved_gold: BTreeMap<String, usize>,
+    /// Cut-offs.
+    pub ks: Vec<usize>,
+    /// The embedding model of the dense leg, when there is one.
+    pub model: Option<String>,
+    /// What each ingest cost.
+    pub ingests: BTreeMap<String, IngestStats>,
+    /// Results, ingest by ingest, strategy by strategy.
+    pub rows: Vec<Row>,
+    /// Results published by others, for comparison.
+    pub published: Vec<Published>,
+    /// Notes from the adapter and the run.
+    pub notes: Vec<String>,
+    /// The command line, when the caller sets it.
+    pub command: String,
+    /// The machine, when the caller sets it.
+    pub machine: String,
+    /// Seconds for the whole run.
+    pub seconds: f64,
+}
+
+/// Runs the grid over a data set. `embedder` is the dense leg's model (`None`: no dense leg,
+/// and strategies that need it are reported as refused).
+pub fn run(
+    dataset: &Dataset,
+    grid: &Grid,
+    config: &Config,
+    embedder: Option<&dyn Embedder>,
+    progress: &dyn Progress,
+) -> Result<Report> {
+    if grid.ingests.is_empty() || grid.strategies.is_empty() {
+        return Err(Error::user("nothing to run: give at least one strategy and one chunking"));
+    }
+    let started = Instant::now();
+    let queries = match grid.limit {
+        Some(n) => &dataset.queries[..n.min(dataset.queries.len())],
+        None => &dataset.queries[..],
+    };
+    let max_k = *KS.last().unwrap_or(&10);
+    let mut report = Report {
+        dataset: dataset.name.clone(),
+        documents: dataset.documents.len(),
+        queries: queries.len(),
+        queries_without_gold: queries.iter().filter(|q| q.gold.is_empty()).count(),
+        unresolved_gold: BTreeMap::new(),
+        ks: KS.to_vec(),
+        model: embedder.map(|e| e.info().model_id.clone()),
+        ingests: BTreeMap::new(),
+        rows: Vec::new(),
+        published: dataset.published.clone(),
+        notes: dataset.notes.clone(),
+        command: String::new(),
+        machine: String::new(),
+        seconds: 0.0,
+    };
+    for &ingest_config in &grid.ingests {
+        let label = ingest_config.label();
+        progress.phase(&format!("ingest {label}"), dataset.documents.len() as u64);
+        let set = ingest::ingest(
+            dataset,
+            ingest_config,
+            config,
+            embedder,
+            &grid.index_dir.join(&label),
+            &mut |name| progress.step(name),
+        )?;
+        if !set.stats.failed.is_empty() {
+            report.notes.push(format!(
+                "ingest {label}: {} documents failed, first: {} ({})",
+                set.stats.failed.len(),
+                set.stats.failed[0].0,
+                set.stats.failed[0].1
+            ));
+        }
+        let mut doc_number: HashMap<DocId, usize> = HashMap::new();
+        let mut ids: Vec<&DocId> = set.names.keys().collect();
+        ids.sort();
+        for (i, id) in ids.into_iter().enumerate() {
+            doc_number.insert(id.clone(), i);
+        }
+        let golds: Vec<judge::Gold> = queries.iter().map(|q| judge::resolve(q, &set, &doc_number)).collect();
+        report.unresolved_gold.insert(label.clone(), golds.iter().map(|g| g.unresolved).sum());
+        let searcher = Searcher::new(&set.store, config.search.clone())?;
+        let searcher = match embedder {
+            Some(e) if set.store_has_vectors() => searcher.with_embedder(e)?,
+            _ => searcher,
+        };
+        for strategy in &grid.strategies {
+            progress.phase(&format!("{label} · {}", strategy.name), queries.len() as u64);
+            let row = run_strategy(&searcher, strategy, queries, &golds, &set, &doc_number, max_k, progress);
+            report.rows.push(Row { ingest: label.clone(), ..row });
+        }
+        report.ingests.insert(label, set.stats);
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+impl IndexedSet {
+    fn store_has_vectors(&self) -> bool {
+        use strata_index::StoreRead;
+        self.store.manifest().dense.is_some()
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_strategy(
+    searcher: &Searcher<'_>,
+    strategy: &Strategy,
+    queries: &[crate::dataset::Query],
+    golds: &[judge::Gold],
+    set: &IndexedSet,
+    doc_number: &HashMap<DocId, usize>,
+    max_k: usize,
+    progress: &dyn Progress,
+) -> Row {
+    let mut row = Row {
+        ingest: String::new(),
+        strategy: strategy.name.clone(),
+        refused: None,
+        scored: 0,
+        failed: 0,
+        first_error: None,
+        metrics: BTreeMap::new(),
+        latency_ms: BTreeMap::new(),
+    };
+    let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+    let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (i, (query, gold)) in queries.iter().zip(golds).enumerate() {
+        let request = SearchRequest {
+            query: query.text.clone(),
+            mode: strategy.mode,
+            k: max_k,
+            filter: Filter::default(),
+        };
+        match searcher.search(&request) {
+            Ok(response) => {
+                for (stage, ms) in response.timings.stages() {
+                    stages.entry(stage.to_string()).or_default().push(ms);
+                }
+                let mut hits: Vec<SearchHit> = metrics::dedupe(response.hits, |h| h.chunk_id.clone());
+                metrics::break_ties(&mut hits, |h| h.score, |h| h.chunk_id.clone());
+                let scores = judge::score(gold, &hits, set, doc_number, &KS);
+                if !scores.is_empty() {
+                    row.scored += 1;
+                }
+                for (name, value) in scores {
+                    let entry = sums.entry(name).or_insert((0.0, 0));
+                    entry.0 += value;
+                    entry.1 += 1;
+                }
+            }
+            Err(e) if i == 0 && matches!(e, Error::User(_)) => {
+                // The mode cannot run on this index at all (not built, no vectors, …).
+                row.refused = Some(e.to_string());
+                break;
+            }
+            Err(e) => {
+                row.failed += 1;
+                row.first_error.get_or_insert_with(|| format!("query {}: {e}", query.id));
+            }
+        }
+        progress.step(&query.id);
+    }
+    row.metrics = sums.into_iter().map(|(k, (sum, n))| (k, sum / n as f64)).collect();
+    row.latency_ms = stages.into_iter().filter_map(|(k, v)| Some((k, Percentiles::of(&v)?))).collect();
+    row
+}
