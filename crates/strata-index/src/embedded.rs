@@ -55,6 +55,11 @@ struct DocMeta {
     chunks: usize,
 }
 
+/// Hits read past `limit` to see whether a tie crosses the cut.
+const TIE_MARGIN: usize = 16;
+/// The most hits read to settle a tie at the cut.
+const MAX_TIE_FETCH: usize = 1 << 16;
+
 /// The default store: tantivy in a local folder.
 pub struct EmbeddedStore {
     dir: PathBuf,
@@ -233,17 +238,34 @@ impl EmbeddedStore {
             .collect()
     }
 
+    /// The best `limit` hits of `query`, equal scores in chunk id order. tantivy breaks ties
+    /// by segment and document number, which depend on indexing threads, so the same data
+    /// could rank differently after another ingest; more hits are read while a tie crosses
+    /// the cut.
     fn top(&self, query: &dyn Query, limit: usize) -> Result<Vec<LegHit>> {
         let searcher = self.searcher();
-        let top = searcher
-            .search(query, &TopDocs::with_limit(limit.max(1)).order_by_score())
-            .map_err(self.err())?;
-        top.into_iter()
+        let limit = limit.max(1);
+        let mut fetch = limit + TIE_MARGIN;
+        let top = loop {
+            let top =
+                searcher.search(query, &TopDocs::with_limit(fetch).order_by_score()).map_err(self.err())?;
+            let tie_at_cut =
+                top.len() == fetch && top.len() > limit && top[limit - 1].0 == top[top.len() - 1].0;
+            if !tie_at_cut || fetch >= MAX_TIE_FETCH {
+                break top;
+            }
+            fetch *= 4;
+        };
+        let mut hits = top
+            .into_iter()
             .map(|(score, addr)| {
                 let doc: TantivyDocument = searcher.doc(addr).map_err(self.err())?;
                 Ok(LegHit { chunk: self.str_field(&doc, self.f.chunk_id), score })
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
+        hits.truncate(limit);
+        Ok(hits)
     }
 
     fn str_field(&self, doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
