@@ -88,7 +88,7 @@ pub enum Target {
         /// Heading titles.
         path: Vec<String>,
     },
-    /// A chunk by strata's chunk id (`doc#0007`): only meaningful for one chunking.
+    /// A chunk by strata's chunk id (`doc:7`): only meaningful for one chunking.
     Chunk(String),
     /// A byte span of the document's input text: chunks that overlap it hit.
     Span {

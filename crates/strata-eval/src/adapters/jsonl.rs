@@ -8,7 +8,7 @@
 //!   {"doc": "notes.md", "start": 120, "end": 480, "unit": "byte"},
 //!   {"doc": "manual.pdf", "page": 12},
 //!   {"doc": "policy.md"},
-//!   {"chunk": "policy#0007"}
+//!   {"chunk": "policy:7"}
 //! ]}
 //! ```
 //!
@@ -145,9 +145,11 @@ pub fn load(path: &Path, docs: Option<&Path>) -> Result<Dataset> {
                     Target::Span { doc, span }
                 }
                 (Some(doc), _) => Target::Doc(doc),
-                (None, _) => return Err(Error::user(format!(
+                (None, _) => {
+                    return Err(Error::user(format!(
                     "{at}: a gold entry needs \"doc\" (with section, path, start/end or page) or \"chunk\""
-                ))),
+                )))
+                }
             };
             gold.push(Gold { target, grade });
         }
