@@ -57,8 +57,12 @@ struct DocMeta {
 
 /// Hits read past `limit` to see whether a tie crosses the cut.
 const TIE_MARGIN: usize = 16;
-/// The most hits read to settle a tie at the cut.
-const MAX_TIE_FETCH: usize = 1 << 16;
+/// The most hits read to settle a tie at the cut: `limit` times this, at least
+/// [`MIN_TIE_FETCH`]. A wider tie (thousands of chunks scoring exactly alike, as a common
+/// defined term can give the exact leg) is cut where tantivy puts it.
+const TIE_FETCH_FACTOR: usize = 8;
+/// See [`TIE_FETCH_FACTOR`].
+const MIN_TIE_FETCH: usize = 512;
 
 /// The default store: tantivy in a local folder.
 pub struct EmbeddedStore {
@@ -245,19 +249,23 @@ impl EmbeddedStore {
     fn top(&self, query: &dyn Query, limit: usize) -> Result<Vec<LegHit>> {
         let searcher = self.searcher();
         let limit = limit.max(1);
+        let cap = (limit * TIE_FETCH_FACTOR).max(MIN_TIE_FETCH);
         let mut fetch = limit + TIE_MARGIN;
         let top = loop {
             let top =
                 searcher.search(query, &TopDocs::with_limit(fetch).order_by_score()).map_err(self.err())?;
             let tie_at_cut =
                 top.len() == fetch && top.len() > limit && top[limit - 1].0 == top[top.len() - 1].0;
-            if !tie_at_cut || fetch >= MAX_TIE_FETCH {
+            if !tie_at_cut || fetch >= cap {
                 break top;
             }
-            fetch *= 4;
+            fetch = (fetch * 4).min(cap);
         };
+        // Only hits at or above the score at the cut can be returned; load no others.
+        let floor = top.get(limit - 1).map_or(f32::MIN, |h| h.0);
         let mut hits = top
             .into_iter()
+            .filter(|(score, _)| *score >= floor)
             .map(|(score, addr)| {
                 let doc: TantivyDocument = searcher.doc(addr).map_err(self.err())?;
                 Ok(LegHit { chunk: self.str_field(&doc, self.f.chunk_id), score })
