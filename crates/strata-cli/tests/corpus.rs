@@ -118,6 +118,32 @@ fn exact_search_for_section_102b_puts_title35_section_102_first() {
     }
 }
 
+/// Hierarchical mode on the corpus: a named section comes first; hits come grouped by
+/// section (section ranks never go down), at most `sections` sections of at most
+/// `chunks_per_section` chunks each; and a `--doc` subtree filter keeps every hit inside it.
+#[test]
+fn hierarchical_groups_hits_by_section_and_keeps_filters() {
+    let Some(ing) = ingested() else { return };
+    let r = json(&ing.index, &["search", "section 102(b)", "--mode", "hierarchical", "-k", "20"]);
+    let hits = r["hits"].as_array().unwrap();
+    let first = hits[0]["heading_path"].as_array().unwrap().last().unwrap().as_str().unwrap().to_string();
+    assert!(first.starts_with("§102."), "{first}");
+    let ranks: Vec<u64> = hits.iter().map(|h| h["section_rank"].as_u64().unwrap()).collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
+    assert!(*ranks.last().unwrap() <= 3 && hits.len() <= 15, "{ranks:?}");
+    for rank in 1..=3 {
+        assert!(ranks.iter().filter(|r| **r == rank).count() <= 5);
+    }
+    // Only sections under RFC 9110's section 9 (Methods).
+    let r = json(&ing.index, &["search", "cache the response", "--mode", "hierarchical", "--doc", "rfc9110#9", "-k", "20"]);
+    let hits = r["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    for h in hits {
+        let path: Vec<&str> = h["heading_path"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+        assert!(path.iter().any(|p| p.starts_with("9.")), "{path:?}");
+    }
+}
+
 /// Every section number that exists in the corpus is found first, in hybrid mode, written
 /// as `section N`: within its document, the first hit is that section; across the corpus,
 /// the first hit has that number.

@@ -174,11 +174,22 @@ pub struct SearchConfig {
     pub weights: LegWeights,
     /// RRF constant. Default 60.
     pub rrf_k: f64,
+    /// Hierarchical mode: sections returned. Default 3.
+    pub sections: usize,
+    /// Hierarchical mode: chunks returned per section at most. Default 5.
+    pub chunks_per_section: usize,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { k: 10, mode: "hybrid".into(), weights: LegWeights::default(), rrf_k: 60.0 }
+        SearchConfig {
+            k: 10,
+            mode: "hybrid".into(),
+            weights: LegWeights::default(),
+            rrf_k: 60.0,
+            sections: 3,
+            chunks_per_section: 5,
+        }
     }
 }
 
@@ -325,6 +336,14 @@ impl Config {
         ] {
             if !(w.is_finite() && w >= 0.0) {
                 return bad(key, "must be a finite number >= 0", w.to_string());
+            }
+        }
+        for (key, value) in [
+            ("search.sections", self.search.sections),
+            ("search.chunks_per_section", self.search.chunks_per_section),
+        ] {
+            if !(1..=MAX_K).contains(&value) {
+                return bad(key, &format!("must be between 1 and {MAX_K}"), value.to_string());
             }
         }
         if !(self.search.rrf_k.is_finite() && self.search.rrf_k > 0.0) {

@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod fuse;
+pub mod hierarchy;
 pub mod navigate;
 pub mod plan;
 pub mod retrieve;

@@ -11,6 +11,7 @@ use strata_index::{Filter, StoreRead};
 use strata_embed::Embedder;
 
 use crate::fuse::{Fused, Fusion, Leg, LegRank, RankedList, Rrf};
+use crate::hierarchy;
 use crate::plan::Plan;
 use crate::retrieve::{self, LEG_DEPTH};
 
@@ -26,7 +27,8 @@ pub enum Mode {
     Hybrid,
     /// Embeddings only (needs a dense index).
     Dense,
-    /// Sections, then chunks, then sentences (needs the hierarchy stage).
+    /// The best sections (ranked by the chunk evidence under them, legs fused), then the best
+    /// chunks inside each.
     Hierarchical,
 }
 
@@ -88,6 +90,9 @@ pub struct SearchHit {
     pub kind: ChunkKind,
     /// Fused score.
     pub score: f64,
+    /// Hierarchical mode: the rank (from 1) of the hit's section among the sections returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section_rank: Option<usize>,
     /// Rank (from 1) and the leg's own score, per leg that found the chunk.
     pub legs: BTreeMap<Leg, LegRank>,
     /// The chunk's text.
@@ -132,6 +137,9 @@ pub struct Timings {
     pub exact: Option<f64>,
     /// Fusing the legs' lists.
     pub fuse: f64,
+    /// Hierarchical mode: ranking sections and picking their chunks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sections: Option<f64>,
     /// Loading the returned chunks.
     pub fetch: f64,
     /// The whole search.
@@ -145,7 +153,9 @@ impl Timings {
         let optional =
             [("embed", self.embed), ("dense", self.dense), ("keyword", self.keyword), ("exact", self.exact)];
         stages.extend(optional.into_iter().filter_map(|(name, ms)| ms.map(|ms| (name, ms))));
-        stages.extend([("fuse", self.fuse), ("fetch", self.fetch), ("total", self.total)]);
+        stages.push(("fuse", self.fuse));
+        stages.extend(self.sections.map(|ms| ("sections", ms)));
+        stages.extend([("fetch", self.fetch), ("total", self.total)]);
         stages
     }
 }
@@ -239,12 +249,17 @@ impl<'s> Searcher<'s> {
         timings.plan = plan_ms;
         tracing::debug!(?plan, "plan");
         let depth = LEG_DEPTH.max(req.k);
-        let weights = &self.config.weights;
+        let mut section_rank: HashMap<String, usize> = HashMap::new();
         let fused: Vec<Fused> = match req.mode {
             Mode::Hierarchical => {
-                return Err(Error::user(
-                    "mode hierarchical is not built yet; use dense, keyword, exact or hybrid",
-                ))
+                let (lists, pinned) = self.hybrid_lists(req, &plan, depth, &mut timings)?;
+                let mut fused = self.fuse(&lists, &mut timings);
+                pin_first(&mut fused, &pinned, req.k);
+                let at = Instant::now();
+                let (ordered, ranks) = self.by_section(&lists, fused, &pinned)?;
+                section_rank = ranks;
+                timings.sections = Some(ms_since(at));
+                ordered
             }
             Mode::Dense => {
                 let dense = self.dense_leg(&req.query, &req.filter, depth)?;
@@ -265,40 +280,7 @@ impl<'s> Searcher<'s> {
                 self.fuse(&[RankedList { leg: Leg::Exact, weight: 1.0, hits: hits?.hits }], &mut timings)
             }
             Mode::Hybrid => {
-                let lexical = || -> Result<_> {
-                    let (kw, kw_ms) = timed(|| retrieve::keyword(self.store, &plan, &req.filter, depth));
-                    let kw = kw?;
-                    let kw_rank: HashMap<String, usize> =
-                        kw.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
-                    let (ex, ex_ms) =
-                        timed(|| retrieve::exact(self.store, &plan, &req.filter, depth, &kw_rank));
-                    Ok((kw, ex?, kw_ms, ex_ms))
-                };
-                // The dense leg (embedding the query is the slow part) runs beside the
-                // lexical legs.
-                let run_dense = self.has_dense() && weights.dense > 0.0;
-                let (lexical, dense) = std::thread::scope(|s| {
-                    let dense = run_dense.then(|| s.spawn(|| self.dense_leg(&req.query, &req.filter, depth)));
-                    let lexical = lexical();
-                    let dense = dense.map(|h| {
-                        h.join().unwrap_or_else(|_| Err(Error::Internal("dense leg panicked".into())))
-                    });
-                    (lexical, dense)
-                });
-                let ((kw, ex, kw_ms, ex_ms), dense) = (lexical?, dense.transpose()?);
-                timings.keyword = Some(kw_ms);
-                timings.exact = Some(ex_ms);
-                let pinned: Vec<String> =
-                    ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
-                let mut lists = vec![
-                    RankedList { leg: Leg::Keyword, weight: weights.keyword, hits: kw },
-                    RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
-                ];
-                if let Some(dense) = dense {
-                    timings.embed = Some(dense.embed_ms);
-                    timings.dense = Some(dense.search_ms);
-                    lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits: dense.hits });
-                }
+                let (lists, pinned) = self.hybrid_lists(req, &plan, depth, &mut timings)?;
                 let mut fused = self.fuse(&lists, &mut timings);
                 pin_first(&mut fused, &pinned, req.k);
                 fused
@@ -325,6 +307,7 @@ impl<'s> Searcher<'s> {
                     span: c.chunk.span,
                     kind: c.chunk.kind,
                     score: f.score,
+                    section_rank: section_rank.get(&f.chunk).copied(),
                     legs: f.legs.clone(),
                     text: c.text.clone(),
                 })
@@ -340,6 +323,87 @@ impl<'s> Searcher<'s> {
             took_ms: timings.total,
             timings,
         })
+    }
+
+    /// The hybrid legs' lists (keyword, exact, and dense when it can run, concurrently) and
+    /// the exact identifier hits to pin first.
+    fn hybrid_lists(
+        &self,
+        req: &SearchRequest,
+        plan: &Plan,
+        depth: usize,
+        timings: &mut Timings,
+    ) -> Result<(Vec<RankedList>, Vec<String>)> {
+        let weights = &self.config.weights;
+        let lexical = || -> Result<_> {
+            let (kw, kw_ms) = timed(|| retrieve::keyword(self.store, plan, &req.filter, depth));
+            let kw = kw?;
+            let kw_rank: HashMap<String, usize> =
+                kw.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
+            let (ex, ex_ms) = timed(|| retrieve::exact(self.store, plan, &req.filter, depth, &kw_rank));
+            Ok((kw, ex?, kw_ms, ex_ms))
+        };
+        // The dense leg (embedding the query is the slow part) runs beside the lexical legs.
+        let run_dense = self.has_dense() && weights.dense > 0.0;
+        let (lexical, dense) = std::thread::scope(|s| {
+            let dense = run_dense.then(|| s.spawn(|| self.dense_leg(&req.query, &req.filter, depth)));
+            let lexical = lexical();
+            let dense =
+                dense.map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("dense leg panicked".into()))));
+            (lexical, dense)
+        });
+        let ((kw, ex, kw_ms, ex_ms), dense) = (lexical?, dense.transpose()?);
+        timings.keyword = Some(kw_ms);
+        timings.exact = Some(ex_ms);
+        let pinned: Vec<String> = ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
+        let mut lists = vec![
+            RankedList { leg: Leg::Keyword, weight: weights.keyword, hits: kw },
+            RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
+        ];
+        if let Some(dense) = dense {
+            timings.embed = Some(dense.embed_ms);
+            timings.dense = Some(dense.search_ms);
+            lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits: dense.hits });
+        }
+        Ok((lists, pinned))
+    }
+
+    /// Hierarchical order: the chosen sections in rank order, each with its best chunks; and
+    /// each returned chunk's section rank.
+    fn by_section(
+        &self,
+        lists: &[RankedList],
+        fused: Vec<Fused>,
+        pinned: &[String],
+    ) -> Result<(Vec<Fused>, HashMap<String, usize>)> {
+        let mut ids: Vec<String> =
+            lists.iter().flat_map(|l| l.hits.iter().map(|h| h.chunk.clone())).collect();
+        ids.sort();
+        ids.dedup();
+        let section_of: HashMap<String, hierarchy::SectionKey> = self
+            .store
+            .chunks(&ids)?
+            .into_iter()
+            .map(|c| (c.chunk.id.clone(), (c.chunk.doc.clone(), c.chunk.node)))
+            .collect();
+        let picked = hierarchy::select(
+            lists,
+            &fused,
+            pinned,
+            &section_of,
+            self.config.rrf_k,
+            self.config.sections,
+            self.config.chunks_per_section,
+        );
+        let mut ordered = Vec::new();
+        let mut ranks = HashMap::new();
+        for (rank, section) in picked.iter().enumerate() {
+            for &i in &section.chunks {
+                ranks.insert(fused[i].chunk.clone(), rank + 1);
+                ordered.push(fused[i].clone());
+            }
+        }
+        Ok((ordered, ranks))
     }
 
     fn fuse(&self, lists: &[RankedList], timings: &mut Timings) -> Vec<Fused> {
