@@ -3,8 +3,26 @@
 //! removed). `Alignment` maps the first onto the second; `CharIndex` converts bytes to code
 //! points and back.
 
-use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
-use std::time::{Duration, Instant};
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+
+/// Largest changed block (both sides, in bytes) aligned character by character.
+pub const CHAR_DIFF_LIMIT: usize = 64 * 1024;
+
+/// Runs of equal characters between `a` and `b`, offset by where they start.
+fn char_runs(a: &str, b: &str, a0: usize, b0: usize, runs: &mut Vec<(usize, usize, usize)>) {
+    let ai: Vec<(usize, char)> = a.char_indices().collect();
+    let bi: Vec<(usize, char)> = b.char_indices().collect();
+    let ac: Vec<char> = ai.iter().map(|c| c.1).collect();
+    let bc: Vec<char> = bi.iter().map(|c| c.1).collect();
+    let byte_a = |i: usize| ai.get(i).map_or(a.len(), |c| c.0);
+    let byte_b = |i: usize| bi.get(i).map_or(b.len(), |c| c.0);
+    for op in capture_diff_slices(Algorithm::Myers, &ac, &bc) {
+        if let DiffOp::Equal { old_index, new_index, len } = op {
+            let start = byte_a(old_index);
+            runs.push((a0 + start, b0 + byte_b(new_index), byte_a(old_index + len) - start));
+        }
+    }
+}
 
 /// A monotone map from byte offsets of an input text to byte offsets of a derived text.
 #[derive(Debug, Clone)]
@@ -16,30 +34,50 @@ pub struct Alignment {
 }
 
 impl Alignment {
-    /// The alignment of `output` to `input`: the identity when they are equal, else a
-    /// character diff (bounded in time; a text that diverges past the deadline maps
-    /// coarsely, which the caller sees in [`Alignment::coverage`]).
+    /// The alignment of `output` to `input`: the identity when they are equal, else a diff
+    /// by lines, refined by characters inside changed blocks of up to [`CHAR_DIFF_LIMIT`]
+    /// bytes. It takes no deadline, so the same texts always align the same way; text in a
+    /// larger changed block maps to where the block starts.
     pub fn new(input: &str, output: &str) -> Alignment {
         let lens = (input.len(), output.len());
         if input == output {
             return Alignment { runs: vec![(0, 0, input.len())], lens };
         }
-        let a: Vec<(usize, char)> = input.char_indices().collect();
-        let b: Vec<(usize, char)> = output.char_indices().collect();
-        let ac: Vec<char> = a.iter().map(|c| c.1).collect();
-        let bc: Vec<char> = b.iter().map(|c| c.1).collect();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let ops = capture_diff_slices_deadline(Algorithm::Myers, &ac, &bc, Some(deadline));
-        let byte_a = |i: usize| a.get(i).map_or(input.len(), |c| c.0);
-        let byte_b = |i: usize| b.get(i).map_or(output.len(), |c| c.0);
+        let a: Vec<&str> = input.split_inclusive('\n').collect();
+        let b: Vec<&str> = output.split_inclusive('\n').collect();
+        let starts = |lines: &[&str]| -> Vec<usize> {
+            let mut at = 0;
+            let mut out = Vec::with_capacity(lines.len() + 1);
+            for l in lines {
+                out.push(at);
+                at += l.len();
+            }
+            out.push(at);
+            out
+        };
+        let (sa, sb) = (starts(&a), starts(&b));
         let mut runs = Vec::new();
-        for op in ops {
-            if let DiffOp::Equal { old_index, new_index, len } = op {
-                let (start_a, start_b) = (byte_a(old_index), byte_b(new_index));
-                runs.push((start_a, start_b, byte_a(old_index + len) - start_a));
+        for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
+            match op {
+                DiffOp::Equal { old_index, new_index, len } => {
+                    runs.push((sa[old_index], sb[new_index], sa[old_index + len] - sa[old_index]));
+                }
+                DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                    let (a0, a1) = (sa[old_index], sa[old_index + old_len]);
+                    let (b0, b1) = (sb[new_index], sb[new_index + new_len]);
+                    if (a1 - a0) + (b1 - b0) <= CHAR_DIFF_LIMIT {
+                        char_runs(&input[a0..a1], &output[b0..b1], a0, b0, &mut runs);
+                    }
+                }
+                DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
             }
         }
         Alignment { runs, lens }
+    }
+
+    /// An alignment that maps nothing (for documents no gold counts positions in).
+    pub fn unknown() -> Alignment {
+        Alignment { runs: Vec::new(), lens: (0, 0) }
     }
 
     /// Where input offset `at` lands in the output. An offset inside text the output dropped

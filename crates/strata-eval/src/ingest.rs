@@ -128,8 +128,11 @@ pub struct IngestStats {
     pub peak_rss_bytes: Option<u64>,
     /// Documents that failed, with the reason.
     pub failed: Vec<(String, String)>,
-    /// Documents whose input text the reader changed, and the share of it kept verbatim.
+    /// Documents whose input text the reader changed, and the share of it kept verbatim
+    /// (only documents with span gold or given chunks are aligned).
     pub realigned: Vec<(String, f64)>,
+    /// What fitting chunks to the model changed, if anything.
+    pub note: Option<String>,
 }
 
 /// A document as judging sees it.
@@ -176,25 +179,33 @@ pub fn ingest(
 ) -> Result<IndexedSet> {
     let started = Instant::now();
     memory::reset_peak();
-    let config = config_for(base, ingest, embedder)?;
+    let (config, note) = config_for(base, ingest, embedder);
     let pipeline = Pipeline::new(&config)?;
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| Error::io(format!("emptying {}", dir.display()), e))?;
-    }
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+    empty_index_dir(dir)?;
     let manifest = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
     let mut store = EmbeddedStore::open_or_create(dir, manifest)?;
     store.set_ann_threshold(config.dense.ann_threshold);
     let mut stats = IngestStats {
         max_tokens: if ingest.chunking == Chunking::Given { 0 } else { config.chunk.max_tokens },
+        note,
         ..IngestStats::default()
     };
+    // Documents whose gold or chunks count positions in their input text.
+    let mut aligned: HashSet<&str> =
+        dataset.documents.iter().filter(|d| d.given_chunks.is_some()).map(|d| d.name.as_str()).collect();
+    for q in &dataset.queries {
+        for g in &q.gold {
+            if let crate::dataset::Target::Span { doc, .. } = &g.target {
+                aligned.insert(doc);
+            }
+        }
+    }
     let mut docs = HashMap::new();
     let mut names = HashMap::new();
     let mut ids: HashSet<DocId> = HashSet::new();
     let mut tokens = 0u64;
     for (n, input) in dataset.documents.iter().enumerate() {
-        match read_one(&pipeline, dataset, input, ingest, &mut ids) {
+        match read_one(&pipeline, dataset, input, ingest, aligned.contains(input.name.as_str()), &mut ids) {
             Ok((mut record, view)) => {
                 if ingest.context == ContextMode::Structural {
                     context::add_structural(&record.document, &mut record.chunks);
@@ -209,7 +220,7 @@ pub fn ingest(
                 stats.documents += 1;
                 stats.chunks += record.chunks.len();
                 tokens += record.chunks.iter().map(|c| u64::from(c.tokens)).sum::<u64>();
-                if !view.align.is_identity() {
+                if aligned.contains(input.name.as_str()) && !view.align.is_identity() {
                     stats.realigned.push((input.name.clone(), view.align.coverage()));
                 }
                 store.put(&record)?;
@@ -231,9 +242,32 @@ pub fn ingest(
     Ok(IndexedSet { config: ingest, store, docs, names, stats })
 }
 
-/// The configuration one ingest runs with.
-fn config_for(base: &Config, ingest: IngestConfig, embedder: Option<&dyn Embedder>) -> Result<Config> {
+/// Empties `dir` for a new index: it must not exist, be empty, or hold a strata index (a
+/// folder the user named is never wiped otherwise).
+fn empty_index_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        let is_index = dir.join("manifest.json").exists();
+        let is_empty = std::fs::read_dir(dir).map(|mut d| d.next().is_none()).unwrap_or(false);
+        if !is_index && !is_empty {
+            return Err(Error::user(format!(
+                "{} exists and is not a strata index; eval writes one index per chunking there and \
+                 will not delete other files (choose another --index-dir)",
+                dir.display()
+            )));
+        }
+        std::fs::remove_dir_all(dir).map_err(|e| Error::io(format!("emptying {}", dir.display()), e))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))
+}
+
+/// The configuration one ingest runs with, and what fitting it to the model changed.
+fn config_for(
+    base: &Config,
+    ingest: IngestConfig,
+    embedder: Option<&dyn Embedder>,
+) -> (Config, Option<String>) {
     let mut config = base.clone();
+    let mut note = None;
     match ingest.chunking {
         Chunking::Tokens(n) => {
             config.chunk.max_tokens = n;
@@ -246,14 +280,15 @@ fn config_for(base: &Config, ingest: IngestConfig, embedder: Option<&dyn Embedde
         }
         Chunking::Auto | Chunking::Given => {
             if let Some(e) = embedder {
-                strata_embed::choose::fit_chunks(&mut config, e);
+                note = strata_embed::choose::fit_chunks(&mut config, e);
             }
         }
     }
     if ingest.chunking == Chunking::Given {
         config.chunk.overlap = 0;
+        note = None;
     }
-    Ok(config)
+    (config, note)
 }
 
 /// Reads and chunks one document; its id is made unique within the run.
@@ -262,6 +297,7 @@ fn read_one(
     dataset: &Dataset,
     input: &DocInput,
     ingest: IngestConfig,
+    align: bool,
     ids: &mut HashSet<DocId>,
 ) -> Result<(Ingested, DocView)> {
     let (mut document, input_text): (Document, String) = match &input.content {
@@ -292,7 +328,7 @@ fn read_one(
         n += 1;
     }
     document.id = id;
-    let align = Alignment::new(&input_text, &document.text);
+    let align = if align { Alignment::new(&input_text, &document.text) } else { Alignment::unknown() };
     let record = match (ingest.chunking, &input.given_chunks) {
         (Chunking::Given, Some(given)) => {
             let spans: Vec<Span> = given
@@ -321,6 +357,14 @@ fn read_one(
         chunk_spans: record.chunks.iter().map(|c| c.span).collect(),
     };
     Ok((record, view))
+}
+
+impl IndexedSet {
+    /// Whether the store holds vectors (the dense leg can run).
+    pub fn has_vectors(&self) -> bool {
+        use strata_index::StoreRead;
+        self.store.manifest().dense.is_some()
+    }
 }
 
 /// Embeds a document's chunks as the legs index them; returns the vectors and how many

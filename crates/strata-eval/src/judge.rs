@@ -34,7 +34,7 @@ enum Item {
 
 /// A query's gold, resolved against one ingest.
 #[derive(Debug, Clone)]
-pub struct Gold {
+pub struct ResolvedGold {
     items: Vec<Item>,
     grades: Vec<f64>,
     /// Judge by document: every gold item is a whole document.
@@ -52,9 +52,16 @@ pub struct Gold {
     pub unresolved: usize,
 }
 
+impl ResolvedGold {
+    /// Whether every gold item is a whole document (hits are then judged by document).
+    pub fn by_document(&self) -> bool {
+        self.by_document
+    }
+}
+
 /// Resolves a query's gold against `set`.
-pub fn resolve(query: &Query, set: &IndexedSet, doc_number: &HashMap<DocId, usize>) -> Gold {
-    let mut gold = Gold {
+pub fn resolve(query: &Query, set: &IndexedSet, doc_number: &HashMap<DocId, usize>) -> ResolvedGold {
+    let mut gold = ResolvedGold {
         items: Vec::new(),
         grades: Vec::new(),
         by_document: !query.gold.is_empty() && query.gold.iter().all(|g| matches!(g.target, Target::Doc(_))),
@@ -67,7 +74,8 @@ pub fn resolve(query: &Query, set: &IndexedSet, doc_number: &HashMap<DocId, usiz
     for g in &query.gold {
         let view = g.target.doc().and_then(|d| set.docs.get(d));
         let item = match (&g.target, view) {
-            (Target::Chunk(id), _) => Item::Chunk(id.clone()),
+            (Target::Chunk(id), _) if chunk_exists(set, id) => Item::Chunk(id.clone()),
+            (Target::Chunk(_), _) => Item::Unresolved,
             (_, None) => Item::Unresolved,
             (Target::Doc(_), Some(v)) => Item::Doc(v.id.clone()),
             (Target::Node { node, .. }, Some(v)) => match find_node(&v.tree, node) {
@@ -125,12 +133,14 @@ pub fn resolve(query: &Query, set: &IndexedSet, doc_number: &HashMap<DocId, usiz
         for item in &gold.items {
             if let Item::Span { doc, span } = item {
                 let v = set.names.get(doc).and_then(|n| set.docs.get(n));
-                for c in v.iter().flat_map(|v| &v.chunk_spans).filter(|c| c.overlaps(*span)) {
+                // Chroma counts a chunk that touches a reference (closed intervals).
+                let touches = |c: &&Span| c.start <= span.end && span.start <= c.end;
+                for c in v.iter().flat_map(|v| &v.chunk_spans).filter(touches) {
                     overlapping.push((doc, *c));
                 }
             }
         }
-        overlapping.sort_by_key(|(d, c)| ((*d).clone(), c.start));
+        overlapping.sort_by_key(|(d, c)| ((*d).clone(), c.start, c.end));
         overlapping.dedup();
         gold.min_chunks = overlapping.len();
     }
@@ -144,7 +154,7 @@ pub fn resolve(query: &Query, set: &IndexedSet, doc_number: &HashMap<DocId, usiz
 /// Every metric of one query at every cut-off in `ks`, keyed `recall@5`, `span_iou@5`, …;
 /// empty when the query has no gold.
 pub fn score(
-    gold: &Gold,
+    gold: &ResolvedGold,
     hits: &[SearchHit],
     set: &IndexedSet,
     doc_number: &HashMap<DocId, usize>,
@@ -286,28 +296,44 @@ fn enclosing(tree: &Tree, span: Span) -> NodeId {
     }
 }
 
-/// A node by id (`0042`) or section number (`102(b)`, `§ 4.2`).
+/// A node by section number (`102(b)`, `§ 4.2`), or by node id: `#0042`, or digits that no
+/// section number matches.
 fn find_node(tree: &Tree, spec: &str) -> Option<NodeId> {
-    let spec = spec.trim().trim_start_matches('#');
-    if spec.len() == 4 && spec.bytes().all(|b| b.is_ascii_digit()) {
-        if let Some(id) = NodeId::parse(spec).filter(|id| tree.get(*id).is_some()) {
-            return Some(id);
-        }
+    let spec = spec.trim();
+    let by_id = |s: &str| NodeId::parse(s).filter(|id| tree.get(*id).is_some());
+    if let Some(id) = spec.strip_prefix('#') {
+        return by_id(id);
     }
     let key = strata_core::number::normalize(spec);
-    tree.find_number(&key).next().map(|n| n.id)
+    match tree.find_number(&key).next() {
+        Some(n) => Some(n.id),
+        None if spec.bytes().all(|b| b.is_ascii_digit()) => by_id(spec),
+        None => None,
+    }
+}
+
+/// Whether a chunk id (`doc:7`) names a chunk of this ingest.
+fn chunk_exists(set: &IndexedSet, id: &str) -> bool {
+    let Some((doc, ordinal)) = id.rsplit_once(':') else { return false };
+    let view = set.names.get(&DocId(doc.to_string())).and_then(|n| set.docs.get(n));
+    matches!((view, ordinal.parse::<usize>()), (Some(v), Ok(i)) if i < v.chunk_spans.len())
 }
 
 /// A node whose heading path ends with `path`. Titles are compared case-insensitively, and a
-/// gold title may leave out the section number (`Encryption` matches `2. Encryption`).
+/// gold title may leave out the heading's section number (`Encryption` matches
+/// `2. Encryption`, not `Data Encryption`).
 fn find_path(tree: &Tree, path: &[String]) -> Option<NodeId> {
     let want: Vec<String> = path.iter().map(|p| p.trim().to_lowercase()).collect();
     if want.is_empty() {
         return None;
     }
     let same = |have: &str, want: &str| {
-        let have = have.trim().to_lowercase();
-        have == want || have.strip_suffix(want).is_some_and(|head| head.ends_with(' '))
+        let lower = have.trim().to_lowercase();
+        lower == want
+            || lower.strip_suffix(want).is_some_and(|head| {
+                let number = strata_core::number::from_heading(have).map(|n| n.key());
+                !head.trim().is_empty() && number == Some(strata_core::number::normalize(head))
+            })
     };
     tree.nodes().iter().find_map(|n| {
         let have = tree.heading_path(n.id);

@@ -52,7 +52,7 @@ pub struct RankScores {
 }
 
 impl Judged {
-    /// Metrics at `k`, or `None` when the query has no gold.
+    /// Metrics at `k`, or `None` when the query has no gold (or `k` is 0).
     pub fn at(&self, k: usize) -> Option<RankScores> {
         let n = self.grades.len();
         if n == 0 || k == 0 {

@@ -24,7 +24,8 @@ impl Table {
             "---|".repeat(self.header.len())
         );
         for row in &self.rows {
-            out.push_str(&format!("| {} |\n", row.join(" | ")));
+            let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         out.push('\n');
         out
@@ -110,8 +111,12 @@ fn tables(report: &Report) -> Vec<Table> {
             cells
         }));
         let sources: Vec<&str> = {
-            let mut s: Vec<&str> = report.published.iter().map(|p| p.source.as_str()).collect();
-            s.dedup();
+            let mut s: Vec<&str> = Vec::new();
+            for p in &report.published {
+                if !s.contains(&p.source.as_str()) {
+                    s.push(&p.source);
+                }
+            }
             s
         };
         tables.push(Table {
@@ -140,7 +145,7 @@ fn tables(report: &Report) -> Vec<Table> {
         tables.push(Table { title: "Sections, pages and spans".into(), header, rows });
     }
 
-    let stages = ["total", "embed", "dense", "keyword", "exact", "fuse", "fetch"];
+    let stages = ["total", "plan", "embed", "dense", "keyword", "exact", "fuse", "sections", "fetch"];
     let mut header = vec!["chunking".to_string(), "strategy".to_string()];
     header.extend(["total p50", "total p95", "total p99"].map(String::from));
     header.extend(stages[1..].iter().map(|s| format!("{s} p50")));
@@ -215,10 +220,9 @@ fn preamble(report: &Report) -> Vec<String> {
     ));
     let unresolved: usize = report.unresolved_gold.values().sum();
     if unresolved > 0 {
-        lines.push(format!(
-            "Gold labels that did not resolve (counted as misses): {:?}",
-            report.unresolved_gold
-        ));
+        let per: Vec<String> =
+            report.unresolved_gold.iter().map(|(ingest, n)| format!("{n} in {ingest}")).collect();
+        lines.push(format!("Gold labels that did not resolve (counted as misses): {}.", per.join(", ")));
     }
     lines
 }

@@ -154,6 +154,30 @@ pub fn run(
         machine: String::new(),
         seconds: 0.0,
     };
+    if grid.ingests.iter().any(|i| i.chunking == crate::ingest::Chunking::Given)
+        && !dataset.documents.iter().any(|d| d.given_chunks.is_some())
+    {
+        return Err(Error::user(format!(
+            "{} comes without chunks of its own; drop \"given\" from --chunking (use auto or a token count)",
+            dataset.name
+        )));
+    }
+    let chunk_gold =
+        queries.iter().flat_map(|q| &q.gold).any(|g| matches!(g.target, crate::dataset::Target::Chunk(_)));
+    if chunk_gold && grid.ingests.len() > 1 {
+        report.notes.push(
+            "gold names chunk ids, which name other text under each chunking; compare chunkings by span or section gold"
+                .into(),
+        );
+    }
+    if queries.iter().any(|q| {
+        !q.gold.is_empty() && q.gold.iter().all(|g| matches!(g.target, crate::dataset::Target::Doc(_)))
+    }) {
+        report.notes.push(format!(
+            "documents are judged whole: each query asks for {} chunks, and a document ranks where its best chunk does",
+            strata_core::config::MAX_K
+        ));
+    }
     for &ingest_config in &grid.ingests {
         let label = ingest_config.label();
         progress.phase(&format!("ingest {label}"), dataset.documents.len() as u64);
@@ -165,6 +189,9 @@ pub fn run(
             &grid.index_dir.join(&label),
             &mut |name| progress.step(name),
         )?;
+        if let Some(note) = &set.stats.note {
+            report.notes.push(format!("ingest {label}: {note}"));
+        }
         if !set.stats.failed.is_empty() {
             report.notes.push(format!(
                 "ingest {label}: {} documents failed, first: {} ({})",
@@ -179,11 +206,12 @@ pub fn run(
         for (i, id) in ids.into_iter().enumerate() {
             doc_number.insert(id.clone(), i);
         }
-        let golds: Vec<judge::Gold> = queries.iter().map(|q| judge::resolve(q, &set, &doc_number)).collect();
+        let golds: Vec<judge::ResolvedGold> =
+            queries.iter().map(|q| judge::resolve(q, &set, &doc_number)).collect();
         report.unresolved_gold.insert(label.clone(), golds.iter().map(|g| g.unresolved).sum());
         let searcher = Searcher::new(&set.store, config.search.clone())?;
         let searcher = match embedder {
-            Some(e) if set.store_has_vectors() => searcher.with_embedder(e)?,
+            Some(e) if set.has_vectors() => searcher.with_embedder(e)?,
             _ => searcher,
         };
         for strategy in &grid.strategies {
@@ -197,19 +225,12 @@ pub fn run(
     Ok(report)
 }
 
-impl IndexedSet {
-    fn store_has_vectors(&self) -> bool {
-        use strata_index::StoreRead;
-        self.store.manifest().dense.is_some()
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn run_strategy(
     searcher: &Searcher<'_>,
     strategy: &Strategy,
     queries: &[crate::dataset::Query],
-    golds: &[judge::Gold],
+    golds: &[judge::ResolvedGold],
     set: &IndexedSet,
     doc_number: &HashMap<DocId, usize>,
     max_k: usize,
@@ -228,12 +249,11 @@ fn run_strategy(
     let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
     let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (i, (query, gold)) in queries.iter().zip(golds).enumerate() {
-        let request = SearchRequest {
-            query: query.text.clone(),
-            mode: strategy.mode,
-            k: max_k,
-            filter: Filter::default(),
-        };
+        // Judged by document, several chunks of one document collapse into one result: ask
+        // for more chunks so that the cut-offs count documents.
+        let k = if gold.by_document() { strata_core::config::MAX_K } else { max_k };
+        let request =
+            SearchRequest { query: query.text.clone(), mode: strategy.mode, k, filter: Filter::default() };
         match searcher.search(&request) {
             Ok(response) => {
                 for (stage, ms) in response.timings.stages() {
@@ -257,8 +277,18 @@ fn run_strategy(
                 break;
             }
             Err(e) => {
+                // A failed query scores zero, so failures never flatter a strategy.
                 row.failed += 1;
                 row.first_error.get_or_insert_with(|| format!("query {}: {e}", query.id));
+                let scores = judge::score(gold, &[], set, doc_number, &KS);
+                if !scores.is_empty() {
+                    row.scored += 1;
+                }
+                for (name, value) in scores {
+                    let entry = sums.entry(name).or_insert((0.0, 0));
+                    entry.0 += value;
+                    entry.1 += 1;
+                }
             }
         }
         progress.step(&query.id);

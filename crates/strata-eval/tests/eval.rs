@@ -140,12 +140,13 @@ fn strategies_that_cannot_run_are_reported_not_fatal() {
         run(&set, &tmp.path().join("index"), &[Chunking::Auto], &["dense", "hierarchical", "keyword"]);
     let refused: Vec<(&str, &str)> =
         report.rows.iter().filter_map(|r| Some((r.strategy.as_str(), r.refused.as_deref()?))).collect();
-    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert_eq!(refused.len(), 1, "{refused:?}");
     assert!(refused[0].1.contains("no vectors"), "{}", refused[0].1);
-    assert!(refused[1].1.contains("hierarchical"), "{}", refused[1].1);
-    assert!(report.rows[2].refused.is_none() && report.rows[2].scored == 4);
+    // Hierarchical runs on the lexical legs alone; keyword too.
+    assert!(report.rows[1..].iter().all(|r| r.refused.is_none() && r.scored == 4));
+    assert!(report.rows[1].latency_ms.contains_key("sections"));
     let md = strata_eval::report::markdown(&report);
-    assert!(md.contains("hierarchical · auto: not run"), "{md}");
+    assert!(md.contains("dense · auto: not run"), "{md}");
 }
 
 #[test]
@@ -268,6 +269,28 @@ fn bad_gold_is_a_clear_error() {
         .unwrap();
     let err = strata_eval::load(&bad, None, &LoadOptions::default()).unwrap_err().to_string();
     assert!(err.contains("outside the text"), "{err}");
+    // A byte offset inside "é" of "Café".
+    let e = FAQ.find('é').unwrap() + 1;
+    std::fs::write(
+        &bad,
+        format!(
+            r#"{{"query": "x", "gold": [{{"doc": "faq.md", "start": {e}, "end": 40, "unit": "byte"}}]}}"#
+        ),
+    )
+    .unwrap();
+    let err = strata_eval::load(&bad, None, &LoadOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("splits a character"), "{err}");
+    // Half a span, or two targets in one entry, are errors, not whole-document gold.
+    for (line, says) in [
+        (r#"{"query": "x", "gold": [{"doc": "faq.md", "start": 5}]}"#, "both"),
+        (r#"{"query": "x", "gold": [{"doc": "faq.md", "page": 1, "section": "2"}]}"#, "not several"),
+        (r#"{"query": "x", "gold": [{"doc": "faq.md", "chunk": "faq:0"}]}"#, "drop"),
+        (r#"{"query": "x", "gold": [{"doc": "faq.md", "unit": "byte"}]}"#, "unit"),
+    ] {
+        std::fs::write(&bad, line).unwrap();
+        let err = strata_eval::load(&bad, None, &LoadOptions::default()).unwrap_err().to_string();
+        assert!(err.contains(says), "{line}: {err}");
+    }
     std::fs::write(&bad, r#"{"query": "x", "golden": []}"#).unwrap();
     let err = strata_eval::load(&bad, None, &LoadOptions::default()).unwrap_err().to_string();
     assert!(err.contains("golden"), "{err}");
@@ -357,4 +380,53 @@ fn page_and_section_gold_on_a_paginated_rfc() {
     assert_eq!(metric(&report, "auto", "hybrid", "recall@5"), 1.0, "{:#?}", report.rows[0].metrics);
     assert_eq!(metric(&report, "auto", "hybrid", "page_recall@5"), 1.0);
     assert_eq!(metric(&report, "auto", "hybrid", "section_recall@5"), 1.0);
+}
+
+#[test]
+fn sections_by_number_node_id_and_path_resolve_strictly() {
+    let tmp = TempDir::new().unwrap();
+    let text = "# Manual\n\n## 1. Setup\n\nInstall.\n\n## 2. Data Encryption\n\nKeys rotate.\n\n## 3. Encryption at rest\n\nAES.\n";
+    std::fs::write(tmp.path().join("m.md"), text).unwrap();
+    let lines = [
+        // "2" is a section number, not node 0002.
+        r#"{"id": "number", "query": "keys rotate", "gold": [{"doc": "m.md", "section": "2"}]}"#,
+        r##"{"id": "node", "query": "install", "gold": [{"doc": "m.md", "section": "#0002"}]}"##,
+        // "Encryption" is no heading's title once the number is dropped: unresolved.
+        r#"{"id": "path", "query": "aes", "gold": [{"doc": "m.md", "path": ["Encryption"]}]}"#,
+        r#"{"id": "path2", "query": "aes", "gold": [{"doc": "m.md", "path": ["Encryption at rest"]}]}"#,
+        r#"{"id": "chunk", "query": "aes", "gold": [{"chunk": "m:999"}]}"#,
+    ];
+    std::fs::write(tmp.path().join("q.jsonl"), lines.join("\n")).unwrap();
+    let report = run(&tmp.path().join("q.jsonl"), &tmp.path().join("i"), &[Chunking::Auto], &["keyword"]);
+    // The bad path and the unknown chunk do not resolve; the rest do.
+    assert_eq!(report.unresolved_gold["auto"], 2, "{report:#?}");
+    assert_eq!(report.rows[0].scored, 5);
+}
+
+#[test]
+fn eval_never_wipes_a_folder_that_is_not_an_index() {
+    let tmp = TempDir::new().unwrap();
+    let set = write_set(tmp.path());
+    let index = tmp.path().join("mine");
+    std::fs::create_dir_all(index.join("auto")).unwrap();
+    std::fs::write(index.join("auto/notes.txt"), "precious").unwrap();
+    let dataset = strata_eval::load(&set, None, &LoadOptions::default()).unwrap();
+    let grid = Grid {
+        ingests: vec![IngestConfig { chunking: Chunking::Auto, context: ContextMode::None }],
+        strategies: strategies(&["keyword"]),
+        limit: None,
+        index_dir: index.clone(),
+    };
+    let err =
+        strata_eval::run::run(&dataset, &grid, &Config::default(), None, &Quiet).unwrap_err().to_string();
+    assert!(err.contains("not a strata index"), "{err}");
+    assert_eq!(std::fs::read_to_string(index.join("auto/notes.txt")).unwrap(), "precious");
+    // Given chunks on a set that has none is refused up front.
+    let grid = Grid {
+        ingests: vec![IngestConfig { chunking: Chunking::Given, context: ContextMode::None }],
+        ..grid
+    };
+    let err =
+        strata_eval::run::run(&dataset, &grid, &Config::default(), None, &Quiet).unwrap_err().to_string();
+    assert!(err.contains("without chunks of its own"), "{err}");
 }

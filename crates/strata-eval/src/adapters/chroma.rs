@@ -10,6 +10,7 @@ use serde::Deserialize;
 use strata_core::{Error, Result};
 
 use super::{char_span, read_to_string};
+use crate::align::CharIndex;
 use crate::dataset::{Content, Dataset, DocInput, Gold, Published, Query, Target};
 
 #[derive(Deserialize)]
@@ -32,7 +33,7 @@ pub fn load(dir: &Path) -> Result<Dataset> {
     let mut reader =
         csv::Reader::from_path(&csv_path).map_err(|e| Error::user(format!("{}: {e}", csv_path.display())))?;
     let mut documents: Vec<DocInput> = Vec::new();
-    let mut texts: Vec<String> = Vec::new();
+    let mut texts: Vec<(String, CharIndex)> = Vec::new();
     let mut queries = Vec::new();
     let mut mismatched = 0usize;
     for (n, row) in reader.deserialize::<Row>().enumerate() {
@@ -41,7 +42,9 @@ pub fn load(dir: &Path) -> Result<Dataset> {
             Some(at) => at,
             None => {
                 let path = dir.join("corpora").join(format!("{}.md", row.corpus_id));
-                texts.push(read_to_string(&path)?);
+                let text = read_to_string(&path)?;
+                let chars = CharIndex::new(&text);
+                texts.push((text, chars));
                 documents.push(DocInput {
                     name: row.corpus_id.clone(),
                     content: Content::File(path),
@@ -50,13 +53,13 @@ pub fn load(dir: &Path) -> Result<Dataset> {
                 documents.len() - 1
             }
         };
-        let text = &texts[at];
+        let (text, chars) = &texts[at];
         let references: Vec<Reference> = serde_json::from_str(&row.references)
             .map_err(|e| Error::user(format!("{}: row {}: references: {e}", csv_path.display(), n + 1)))?;
         let mut gold = Vec::new();
         for r in references {
             let what = format!("{} row {}", csv_path.display(), n + 1);
-            let span = char_span(text, r.start_index, r.end_index, &what)?;
+            let span = char_span(text, chars, r.start_index, r.end_index, &what)?;
             if span.slice(text) != r.content {
                 mismatched += 1;
             }

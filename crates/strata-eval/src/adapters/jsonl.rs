@@ -24,6 +24,7 @@ use serde::Deserialize;
 use strata_core::{Error, Format, Result};
 
 use super::{char_span, parse_line, read_to_string};
+use crate::align::CharIndex;
 use crate::dataset::{Content, Dataset, DocInput, Gold, Query, Target};
 
 #[derive(Deserialize)]
@@ -54,7 +55,11 @@ struct GoldLine {
 pub fn load(path: &Path, docs: Option<&Path>) -> Result<Dataset> {
     let root: PathBuf = match docs {
         Some(d) => d.to_path_buf(),
-        None => path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")),
+        // A bare file name's parent is "", which is the current folder.
+        None => match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
     };
     let mut documents = Vec::new();
     let mut files: Vec<PathBuf> = Vec::new();
@@ -84,7 +89,7 @@ pub fn load(path: &Path, docs: Option<&Path>) -> Result<Dataset> {
             root.display()
         )));
     }
-    let mut texts: HashMap<String, String> = HashMap::new();
+    let mut texts: HashMap<String, (String, CharIndex)> = HashMap::new();
     let mut queries = Vec::new();
     for (n, line) in read_to_string(path)?.lines().enumerate() {
         if line.trim().is_empty() {
@@ -114,43 +119,7 @@ pub fn load(path: &Path, docs: Option<&Path>) -> Result<Dataset> {
                 }),
                 None => None,
             };
-            let target = match (doc, g) {
-                (None, GoldLine { chunk: Some(chunk), .. }) => Target::Chunk(chunk),
-                (Some(doc), GoldLine { section: Some(node), .. }) => Target::Node { doc, node },
-                (Some(doc), GoldLine { path: Some(path), .. }) => Target::Path { doc, path },
-                (Some(doc), GoldLine { page: Some(page), .. }) => Target::Page { doc, page },
-                (Some(doc), GoldLine { start: Some(start), end: Some(end), ref unit, .. }) => {
-                    let text = match texts.get(&doc) {
-                        Some(t) => t,
-                        None => {
-                            let t = read_to_string(&root.join(&doc))?;
-                            texts.entry(doc.clone()).or_insert(t)
-                        }
-                    };
-                    let span = match unit.as_deref() {
-                        None | Some("char") => char_span(text, start, end, &at)?,
-                        Some("byte") if start <= end && end <= text.len() => {
-                            strata_core::Span::new(start, end)
-                        }
-                        Some("byte") => {
-                            return Err(Error::user(format!(
-                                "{at}: byte span {start}..{end} is outside {doc} ({} bytes)",
-                                text.len()
-                            )))
-                        }
-                        Some(other) => {
-                            return Err(Error::user(format!("{at}: unit {other:?} is not char or byte")))
-                        }
-                    };
-                    Target::Span { doc, span }
-                }
-                (Some(doc), _) => Target::Doc(doc),
-                (None, _) => {
-                    return Err(Error::user(format!(
-                    "{at}: a gold entry needs \"doc\" (with section, path, start/end or page) or \"chunk\""
-                )))
-                }
-            };
+            let target = target(doc, g, &at, &root, &mut texts)?;
             gold.push(Gold { target, grade });
         }
         queries.push(Query { id: line.id.unwrap_or_else(|| format!("{}", n + 1)), text: line.query, gold });
@@ -159,13 +128,103 @@ pub fn load(path: &Path, docs: Option<&Path>) -> Result<Dataset> {
     Ok(Dataset { name, documents, queries, published: Vec::new(), notes: Vec::new() })
 }
 
+/// The target a gold entry names; a combination that says two things, or half of one, is an
+/// error rather than a guess.
+fn target(
+    doc: Option<String>,
+    g: GoldLine,
+    at: &str,
+    root: &Path,
+    texts: &mut HashMap<String, (String, CharIndex)>,
+) -> Result<Target> {
+    let mut named: Vec<&str> = Vec::new();
+    if g.section.is_some() {
+        named.push("section");
+    }
+    if g.path.is_some() {
+        named.push("path");
+    }
+    if g.page.is_some() {
+        named.push("page");
+    }
+    if g.start.is_some() || g.end.is_some() {
+        named.push("start/end");
+    }
+    if g.chunk.is_some() {
+        named.push("chunk");
+    }
+    if named.len() > 1 {
+        return Err(Error::user(format!(
+            "{at}: a gold entry names one of {}, not several",
+            named.join(", ")
+        )));
+    }
+    if g.unit.is_some() && g.start.is_none() {
+        return Err(Error::user(format!("{at}: \"unit\" goes with \"start\" and \"end\"")));
+    }
+    Ok(match (doc, g) {
+        (None, GoldLine { chunk: Some(chunk), .. }) => Target::Chunk(chunk),
+        (Some(_), GoldLine { chunk: Some(_), .. }) => {
+            return Err(Error::user(format!("{at}: a chunk id already names its document; drop \"doc\"")))
+        }
+        (Some(doc), GoldLine { section: Some(node), .. }) => Target::Node { doc, node },
+        (Some(doc), GoldLine { path: Some(path), .. }) => Target::Path { doc, path },
+        (Some(doc), GoldLine { page: Some(page), .. }) => Target::Page { doc, page },
+        (Some(doc), GoldLine { start: Some(start), end: Some(end), unit, .. }) => {
+            if !texts.contains_key(&doc) {
+                let text = read_to_string(&root.join(&doc))?;
+                let chars = CharIndex::new(&text);
+                texts.insert(doc.clone(), (text, chars));
+            }
+            let (text, chars) = &texts[&doc];
+            let span = match unit.as_deref() {
+                None | Some("char") => char_span(text, chars, start, end, at)?,
+                Some("byte") => {
+                    let fits = start <= end
+                        && end <= text.len()
+                        && text.is_char_boundary(start)
+                        && text.is_char_boundary(end);
+                    if !fits {
+                        return Err(Error::user(format!(
+                            "{at}: byte span {start}..{end} is outside {doc} ({} bytes) or splits a character; \
+                             use \"unit\": \"char\" for character offsets",
+                            text.len()
+                        )));
+                    }
+                    strata_core::Span::new(start, end)
+                }
+                Some(other) => return Err(Error::user(format!("{at}: unit {other:?} is not char or byte"))),
+            };
+            Target::Span { doc, span }
+        }
+        (Some(_), GoldLine { start: Some(_), .. } | GoldLine { end: Some(_), .. }) => {
+            return Err(Error::user(format!("{at}: a span needs both \"start\" and \"end\"")))
+        }
+        (Some(doc), _) => Target::Doc(doc),
+        (None, _) => {
+            return Err(Error::user(format!(
+                "{at}: a gold entry needs \"doc\" (with section, path, start/end or page) or \"chunk\""
+            )))
+        }
+    })
+}
+
+/// Files under `dir`, skipping hidden folders and what `strata eval` itself writes (reports
+/// under `eval-out`, index folders), so a second run does not ingest the first one's output.
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(format!("listing {}", dir.display()), e))?;
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(format!("listing {}", dir.display()), e))?;
         let path = entry.path();
         if path.is_dir() {
-            collect(&path, out)?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let own_output = name == "eval-out"
+                || path.join("manifest.json").exists()
+                || path.join("report.json").exists();
+            if !name.starts_with('.') && !own_output {
+                collect(&path, out)?;
+            }
         } else {
             out.push(path);
         }

@@ -89,14 +89,20 @@ pub(crate) fn parse_line<T: serde::de::DeserializeOwned>(path: &Path, n: usize, 
     serde_json::from_str(line).map_err(|e| Error::user(format!("{}:{}: {e}", path.display(), n + 1)))
 }
 
-/// Byte span of code points `start..end` of `text`, or an error naming the query.
-pub(crate) fn char_span(text: &str, start: usize, end: usize, what: &str) -> Result<strata_core::Span> {
-    let idx = crate::align::CharIndex::new(text);
-    let n = text.chars().count();
+/// Byte span of code points `start..end` of `text` (indexed by `chars`), or an error naming
+/// `what`.
+pub(crate) fn char_span(
+    text: &str,
+    chars: &crate::align::CharIndex,
+    start: usize,
+    end: usize,
+    what: &str,
+) -> Result<strata_core::Span> {
+    let n = chars.char_of(text, text.len());
     if start > end || end > n {
         return Err(Error::user(format!(
             "{what}: character span {start}..{end} is outside the text ({n} characters)"
         )));
     }
-    Ok(strata_core::Span::new(idx.byte_of(text, start), idx.byte_of(text, end)))
+    Ok(strata_core::Span::new(chars.byte_of(text, start), chars.byte_of(text, end)))
 }
