@@ -135,11 +135,15 @@ fn hierarchical_groups_hits_by_section_and_keeps_filters() {
         assert!(ranks.iter().filter(|r| **r == rank).count() <= 5);
     }
     // Only sections under RFC 9110's section 9 (Methods).
-    let r = json(&ing.index, &["search", "cache the response", "--mode", "hierarchical", "--doc", "rfc9110#9", "-k", "20"]);
+    let r = json(
+        &ing.index,
+        &["search", "cache the response", "--mode", "hierarchical", "--doc", "rfc9110#9", "-k", "20"],
+    );
     let hits = r["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
     for h in hits {
-        let path: Vec<&str> = h["heading_path"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+        let path: Vec<&str> =
+            h["heading_path"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
         assert!(path.iter().any(|p| p.starts_with("9.")), "{path:?}");
     }
 }

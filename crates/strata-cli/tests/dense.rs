@@ -7,26 +7,11 @@
 
 mod common;
 
-use common::{corpus, strata_env};
+use common::{corpus, model_ready, strata_env};
 use serde_json::Value;
 use tempfile::TempDir;
 
 const DENSE: (&str, &str) = ("STRATA_DENSE_ENABLED", "true");
-
-fn model_ready() -> bool {
-    let found = strata_embed::locate::find_model("all-MiniLM-L6-v2")
-        .and_then(|_| strata_embed::locate::find_onnxruntime());
-    match found {
-        Ok(_) => true,
-        Err(e) if std::env::var("STRATA_REQUIRE_MODEL").as_deref() == Ok("1") => {
-            panic!("STRATA_REQUIRE_MODEL=1 but {e}")
-        }
-        Err(e) => {
-            eprintln!("skipping: {e}");
-            false
-        }
-    }
-}
 
 fn run_json(index: &std::path::Path, args: &[&str]) -> Value {
     let mut all = vec!["--json"];

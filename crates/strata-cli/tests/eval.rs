@@ -6,24 +6,9 @@ mod common;
 
 use std::path::Path;
 
-use common::strata_env;
+use common::{model_ready, strata_env};
 use serde_json::Value;
 use tempfile::TempDir;
-
-fn model_ready() -> bool {
-    let found = strata_embed::locate::find_model("all-MiniLM-L6-v2")
-        .and_then(|_| strata_embed::locate::find_onnxruntime());
-    match found {
-        Ok(_) => true,
-        Err(e) if std::env::var("STRATA_REQUIRE_MODEL").as_deref() == Ok("1") => {
-            panic!("STRATA_REQUIRE_MODEL=1 but {e}")
-        }
-        Err(e) => {
-            eprintln!("skipping: {e}");
-            false
-        }
-    }
-}
 
 #[test]
 fn eval_on_the_anthropic_set_reports_every_leg_next_to_the_published_rows() {

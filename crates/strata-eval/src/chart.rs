@@ -11,7 +11,9 @@ use strata_core::{Error, Result};
 
 use crate::run::Report;
 
-const SIZE: (u32, u32) = (960, 560);
+const SIZE: (u32, u32) = (1160, 580);
+/// Share of the recall chart's width given to the plot; the legend takes the rest.
+const PLOT_SHARE: f64 = 0.62;
 const FONT: &str = "sans-serif";
 
 static FONTS: Once = Once::new();
@@ -24,9 +26,9 @@ fn register_fonts() {
     });
 }
 
-/// Colours for rows, in order.
+/// Colours for rows, in order (matplotlib's tab10, then the lighter half of tab20).
 fn colour(i: usize) -> RGBColor {
-    const PALETTE: [RGBColor; 10] = [
+    const PALETTE: [RGBColor; 20] = [
         RGBColor(31, 119, 180),
         RGBColor(255, 127, 14),
         RGBColor(44, 160, 44),
@@ -37,8 +39,28 @@ fn colour(i: usize) -> RGBColor {
         RGBColor(127, 127, 127),
         RGBColor(188, 189, 34),
         RGBColor(23, 190, 207),
+        RGBColor(174, 199, 232),
+        RGBColor(255, 187, 120),
+        RGBColor(152, 223, 138),
+        RGBColor(255, 152, 150),
+        RGBColor(197, 176, 213),
+        RGBColor(196, 156, 148),
+        RGBColor(247, 182, 210),
+        RGBColor(199, 199, 199),
+        RGBColor(219, 219, 141),
+        RGBColor(158, 218, 229),
     ];
     PALETTE[i % PALETTE.len()]
+}
+
+/// A legend label cut to fit beside the plot.
+fn fit(label: &str) -> String {
+    const MAX: usize = 50;
+    if label.chars().count() <= MAX {
+        label.to_string()
+    } else {
+        format!("{}…", label.chars().take(MAX - 1).collect::<String>())
+    }
 }
 
 /// The metric the recall chart plots: span recall for span-gold sets reads like Chroma's,
@@ -72,8 +94,10 @@ where
     DB::ErrorType: 'static,
 {
     area.fill(&WHITE).map_err(draw_error)?;
+    let (plot, legend) = area.split_horizontally((SIZE.0 as f64 * PLOT_SHARE) as u32);
+    let mut entries: Vec<(String, RGBColor, bool)> = Vec::new();
     let max_k = *report.ks.last().unwrap_or(&20) as f64;
-    let mut chart = ChartBuilder::on(&area)
+    let mut chart = ChartBuilder::on(&plot)
         .caption(format!("{}: recall@k", report.dataset), (FONT, 22))
         .margin(16)
         .x_label_area_size(40)
@@ -95,11 +119,8 @@ where
             .filter_map(|k| row.metrics.get(&format!("{METRIC}@{k}")).map(|v| (*k as f64, *v)))
             .collect();
         let c = colour(i);
-        chart
-            .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
-            .map_err(draw_error)?
-            .label(format!("{} · {}", row.strategy, row.ingest))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+        chart.draw_series(LineSeries::new(points.clone(), c.stroke_width(2))).map_err(draw_error)?;
+        entries.push((format!("{} · {}", row.strategy, row.ingest), c, false));
         chart.draw_series(points.iter().map(|p| Circle::new(*p, 3, c.filled()))).map_err(draw_error)?;
     }
     // Published rows: hollow markers, one colour per system, in a second colour run.
@@ -121,19 +142,22 @@ where
             })
             .collect();
         chart
-            .draw_series(points.iter().map(|p| TriangleMarker::new(*p, 6, c.stroke_width(2))))
-            .map_err(draw_error)?
-            .label(format!("published: {system}"))
-            .legend(move |(x, y)| TriangleMarker::new((x + 9, y), 5, c.stroke_width(2)));
+            .draw_series(points.iter().map(|p| TriangleMarker::new(*p, 6, c.filled())))
+            .map_err(draw_error)?;
+        entries.push((format!("published: {system}"), c, true));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font((FONT, 13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .draw()
-        .map_err(draw_error)?;
+    // The legend beside the plot, so that it never hides a curve.
+    let line = 20i32.min((SIZE.1 as i32 - 60) / entries.len().max(1) as i32);
+    for (i, (label, c, published)) in entries.iter().enumerate() {
+        let y = 50 + i as i32 * line;
+        if *published {
+            legend.draw(&TriangleMarker::new((19, y), 5, c.filled())).map_err(draw_error)?;
+        } else {
+            legend.draw(&PathElement::new(vec![(10, y), (28, y)], c.stroke_width(3))).map_err(draw_error)?;
+        }
+        let text = Text::new(fit(label), (36, y - 7), (FONT, 13).into_font());
+        legend.draw(&text).map_err(draw_error)?;
+    }
     area.present().map_err(draw_error)?;
     Ok(())
 }

@@ -261,15 +261,7 @@ fn run_strategy(
                 }
                 let mut hits: Vec<SearchHit> = metrics::dedupe(response.hits, |h| h.chunk_id.clone());
                 metrics::break_ties(&mut hits, |h| h.score, |h| h.chunk_id.clone());
-                let scores = judge::score(gold, &hits, set, doc_number, &KS);
-                if !scores.is_empty() {
-                    row.scored += 1;
-                }
-                for (name, value) in scores {
-                    let entry = sums.entry(name).or_insert((0.0, 0));
-                    entry.0 += value;
-                    entry.1 += 1;
-                }
+                tally(&mut row, &mut sums, judge::score(gold, &hits, set, doc_number, &KS));
             }
             Err(e) if i == 0 && matches!(e, Error::User(_)) => {
                 // The mode cannot run on this index at all (not built, no vectors, …).
@@ -280,15 +272,7 @@ fn run_strategy(
                 // A failed query scores zero, so failures never flatter a strategy.
                 row.failed += 1;
                 row.first_error.get_or_insert_with(|| format!("query {}: {e}", query.id));
-                let scores = judge::score(gold, &[], set, doc_number, &KS);
-                if !scores.is_empty() {
-                    row.scored += 1;
-                }
-                for (name, value) in scores {
-                    let entry = sums.entry(name).or_insert((0.0, 0));
-                    entry.0 += value;
-                    entry.1 += 1;
-                }
+                tally(&mut row, &mut sums, judge::score(gold, &[], set, doc_number, &KS));
             }
         }
         progress.step(&query.id);
@@ -296,4 +280,16 @@ fn run_strategy(
     row.metrics = sums.into_iter().map(|(k, (sum, n))| (k, sum / n as f64)).collect();
     row.latency_ms = stages.into_iter().filter_map(|(k, v)| Some((k, Percentiles::of(&v)?))).collect();
     row
+}
+
+/// Adds one query's metrics to the row's running sums.
+fn tally(row: &mut Row, sums: &mut BTreeMap<String, (f64, usize)>, scores: Vec<(String, f64)>) {
+    if !scores.is_empty() {
+        row.scored += 1;
+    }
+    for (name, value) in scores {
+        let entry = sums.entry(name).or_insert((0.0, 0));
+        entry.0 += value;
+        entry.1 += 1;
+    }
 }

@@ -46,3 +46,21 @@ pub fn json(index: &Path, args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("JSON output")
 }
+
+/// Whether the test model and ONNX Runtime are in the cache: false (with the reason printed)
+/// when they are not, a panic instead under `STRATA_REQUIRE_MODEL=1` (set by
+/// `scripts/test.sh`), so CI cannot skip the model-backed tests.
+pub fn model_ready() -> bool {
+    let found = strata_embed::locate::find_model("all-MiniLM-L6-v2")
+        .and_then(|_| strata_embed::locate::find_onnxruntime());
+    match found {
+        Ok(_) => true,
+        Err(e) if std::env::var("STRATA_REQUIRE_MODEL").as_deref() == Ok("1") => {
+            panic!("STRATA_REQUIRE_MODEL=1 but {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping: {e}");
+            false
+        }
+    }
+}
