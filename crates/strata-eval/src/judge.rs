@@ -45,8 +45,8 @@ pub struct ResolvedGold {
     pages: Vec<(DocId, u32)>,
     /// Gold spans in code points of strata's text, documents numbered by `doc_number`.
     spans: Vec<DocRange>,
-    /// How many chunks of this ingest overlap a gold span: Chroma's "minimal" retrieval
-    /// count, at which span metrics are also reported (`span_iou@min`).
+    /// How many chunks of this ingest overlap or touch a gold span: Chroma's "minimal"
+    /// retrieval count, at which span metrics are also reported (`span_iou@min`).
     min_chunks: usize,
     /// Gold labels that could not be resolved.
     pub unresolved: usize,
