@@ -21,7 +21,7 @@
 use std::sync::Arc;
 
 use strata_core::config::ChunkConfig;
-use strata_core::{Block, BlockKind, Chunk, ChunkKind, Document, Span};
+use strata_core::{Block, BlockKind, Chunk, ChunkKind, Document, NodeId, Span};
 
 use crate::sentence::sentence_starts;
 use crate::tokenize::Tokenizer;
@@ -39,6 +39,34 @@ pub struct Piece {
 
 /// Longest heading path kept on a chunk; deeper paths keep the top and the bottom levels.
 const MAX_PATH: usize = 32;
+
+/// A chunk of `doc` at `span` as the chunker leaves it: no overlap, kind `content`, nothing
+/// enriched yet.
+fn unenriched(
+    doc: &Document,
+    ordinal: u32,
+    node: NodeId,
+    span: Span,
+    tokens: usize,
+    heading_path: Vec<String>,
+) -> Chunk {
+    Chunk {
+        id: Chunk::make_id(&doc.id, ordinal),
+        doc: doc.id.clone(),
+        node,
+        ordinal,
+        span,
+        overlap_start: span.start,
+        pages: doc.pages_of(span),
+        tokens: tokens as u32,
+        kind: ChunkKind::Content,
+        heading_path,
+        defines: Vec::new(),
+        uses: Vec::new(),
+        references: Vec::new(),
+        context: None,
+    }
+}
 
 /// Cuts documents into chunks.
 pub struct Chunker {
@@ -92,22 +120,9 @@ impl Chunker {
             }
             for piece in self.chunk_section(&doc.text, node.own, &doc.blocks[block_at..block_end]) {
                 let ordinal = chunks.len() as u32;
-                chunks.push(Chunk {
-                    id: Chunk::make_id(&doc.id, ordinal),
-                    doc: doc.id.clone(),
-                    node: node.id,
-                    ordinal,
-                    span: piece.span,
-                    overlap_start: piece.overlap_start,
-                    pages: doc.pages_of(piece.span),
-                    tokens: piece.tokens as u32,
-                    kind: ChunkKind::Content,
-                    heading_path: path.clone(),
-                    defines: Vec::new(),
-                    uses: Vec::new(),
-                    references: Vec::new(),
-                    context: None,
-                });
+                let mut chunk = unenriched(doc, ordinal, node.id, piece.span, piece.tokens, path.clone());
+                chunk.overlap_start = piece.overlap_start;
+                chunks.push(chunk);
             }
             if !node.children.is_empty() {
                 paths[node.id.index()] = Some(path);
@@ -144,22 +159,8 @@ impl Chunker {
             }
             let ordinal = chunks.len() as u32;
             let node = doc.tree.node_at(span.start);
-            chunks.push(Chunk {
-                id: Chunk::make_id(&doc.id, ordinal),
-                doc: doc.id.clone(),
-                node,
-                ordinal,
-                span,
-                overlap_start: span.start,
-                pages: doc.pages_of(span),
-                tokens: self.tokenizer.count(span.slice(&doc.text)) as u32,
-                kind: ChunkKind::Content,
-                heading_path: doc.tree.heading_path(node),
-                defines: Vec::new(),
-                uses: Vec::new(),
-                references: Vec::new(),
-                context: None,
-            });
+            let tokens = self.tokenizer.count(span.slice(&doc.text));
+            chunks.push(unenriched(doc, ordinal, node, span, tokens, doc.tree.heading_path(node)));
         }
         Ok(chunks)
     }
