@@ -59,6 +59,26 @@ pub enum Command {
         /// Only chunks of this kind (content, definition, requirement, table, code, list).
         #[arg(long)]
         kind: Option<String>,
+        /// Tokens of the assembled context block (default from config: 4000).
+        #[arg(long)]
+        budget: Option<usize>,
+        /// Return whole pages around each hit, with N more pages on each side (0: just the
+        /// pages the hit touches).
+        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "0")]
+        pages: Option<u32>,
+        /// Attach the sections the hits refer to (one hop).
+        #[arg(long)]
+        refs: bool,
+        /// Auto-merge share: a section is returned whole when at least this share of its
+        /// chunks are hits; 0 turns merging off (default from config: 0.5).
+        #[arg(long, value_name = "SHARE")]
+        merge: Option<f64>,
+        /// Order of the hits in the context: position (grouped by document) or score.
+        #[arg(long)]
+        order: Option<String>,
+        /// Print the assembled context block instead of the hit list.
+        #[arg(long)]
+        context: bool,
     },
     /// Print a document's outline with node ids, numbers and pages.
     Tree {

@@ -1,10 +1,13 @@
 //! The CLI's embedder choice: `strata_embed::choose` with the context a user needs when a
 //! model cannot be loaded.
 
-use anyhow::{Context, Result};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
 use strata_core::Config;
 use strata_embed::Embedder;
 use strata_index::Manifest;
+use strata_ingest::tokenize::{Cl100k, HfTokenizer, Tokenizer};
 
 pub use strata_embed::choose::fit_chunks;
 
@@ -28,4 +31,43 @@ fn describe(config: &Config, model: Option<&str>) -> String {
         "http" => format!("connecting to {}", config.dense.http.base_url),
         _ => format!("loading embedding model {}", model.unwrap_or(&config.dense.model)),
     }
+}
+
+/// The tokenizer the index counts tokens with (its manifest names it): the configured
+/// `[tokenizer] model`, tiktoken `cl100k_base`, or the embedding model's own
+/// `tokenizer.json` (what ingest uses when no tokenizer is configured).
+pub fn tokenizer_for_index(
+    config: &Config,
+    manifest: &Manifest,
+    embedder: Option<&dyn Embedder>,
+    model: Option<&str>,
+) -> Result<Arc<dyn Tokenizer>> {
+    let wanted = manifest.tokenizer.as_str();
+    let mut candidates: Vec<std::path::PathBuf> = Vec::new();
+    if let Some(path) = &config.tokenizer.model {
+        candidates.push(path.clone());
+    }
+    if let Some(path) = embedder.and_then(|e| e.info().tokenizer.clone()) {
+        candidates.push(path);
+    }
+    for spec in [model, Some(config.dense.model.as_str()), manifest.dense.as_ref().map(|d| d.model.as_str())]
+        .into_iter()
+        .flatten()
+    {
+        if let Ok(dir) = strata_embed::locate::find_model(spec) {
+            candidates.push(dir);
+        }
+    }
+    let cl100k = Cl100k::new()?;
+    if wanted == cl100k.id() {
+        return Ok(Arc::new(cl100k));
+    }
+    for path in candidates {
+        if let Ok(t) = HfTokenizer::from_path(&path) {
+            if t.id() == wanted {
+                return Ok(Arc::new(t));
+            }
+        }
+    }
+    bail!("the index counts tokens with {wanted}, which was not found; set [tokenizer] model to its tokenizer.json")
 }

@@ -16,7 +16,7 @@ use serde::Serialize;
 use strata_core::{ChunkKind, Config};
 use strata_index::{EmbeddedStore, Filter, StoreRead, StoreWrite};
 use strata_search::navigate;
-use strata_search::{Mode, SearchRequest, Searcher};
+use strata_search::{Expand, Mode, Order, SearchRequest, Searcher};
 
 use args::{Cli, Command};
 
@@ -80,7 +80,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let nothing = summary.ingested == 0 && summary.unchanged == 0;
             Ok(if nothing { ExitCode::FAILURE } else { ExitCode::SUCCESS })
         }
-        Command::Search { query, mode, k, doc, kind } => {
+        Command::Search { query, mode, k, doc, kind, budget, pages, refs, merge, order, context } => {
             let store = EmbeddedStore::open(&cli.index)?;
             let mode = Mode::parse(mode.as_deref().unwrap_or(&config.search.mode))?;
             let k = k.unwrap_or(config.search.k);
@@ -100,8 +100,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     format!("unknown chunk kind {kind:?}; use one of content, definition, requirement, table, code, list")
                 })?);
             }
-            let needs_dense =
-                mode == Mode::Dense || (mode == Mode::Hybrid && config.search.weights.dense > 0.0);
+            let mut request = SearchRequest::new(query, mode, k).with_filter(filter);
+            request.expand = Expand::from_config(&config.search);
+            request.expand.pages = pages;
+            request.expand.references |= refs;
+            if let Some(merge) = merge {
+                request.expand.auto_merge = merge;
+            }
+            request.budget = Some(budget.unwrap_or(config.search.budget));
+            request.order = Order::parse(order.as_deref().unwrap_or(&config.search.order))?;
+            let needs_dense = mode == Mode::Dense
+                || (matches!(mode, Mode::Hybrid | Mode::Hierarchical) && config.search.weights.dense > 0.0);
             let embedder = if needs_dense {
                 embedder::for_index(&config, store.manifest(), cli.model.as_deref())?
             } else {
@@ -111,8 +120,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(embedder) = embedder.as_deref() {
                 searcher = searcher.with_embedder(embedder)?;
             }
-            let response = searcher.search(&SearchRequest { query, mode, k, filter })?;
-            emit(cli.json, &response, render::search)?;
+            match embedder::tokenizer_for_index(
+                &config,
+                store.manifest(),
+                embedder.as_deref(),
+                cli.model.as_deref(),
+            ) {
+                Ok(tokenizer) => searcher = searcher.with_tokenizer(tokenizer)?,
+                Err(why) => tracing::warn!("no context block: {why:#}"),
+            }
+            let response = searcher.search(&request)?;
+            if context && !cli.json {
+                render::context(&response);
+            } else {
+                emit(cli.json, &response, render::search)?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Tree { doc } => {

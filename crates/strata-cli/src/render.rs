@@ -2,7 +2,7 @@
 
 use strata_index::DocSummary;
 use strata_search::navigate::{CitedDefinition, OutlineNode, Refs, Section};
-use strata_search::SearchResponse;
+use strata_search::{SearchResponse, Unit};
 
 use crate::ingest::Summary;
 
@@ -24,6 +24,11 @@ pub fn search(r: &SearchResponse) {
     for (i, h) in r.hits.iter().enumerate() {
         let ranks: Vec<String> =
             h.legs.iter().map(|(leg, r)| format!("{} #{}", leg.name(), r.rank)).collect();
+        let unit = match h.unit {
+            Unit::Chunk => String::new(),
+            Unit::Section => format!(" · whole section, merged from {} hits", h.merged.len()),
+            Unit::Pages => format!(" · whole pages around {} hit(s)", h.merged.len().max(1)),
+        };
         println!(
             "{:>2}. {} — {}",
             i + 1,
@@ -31,7 +36,7 @@ pub fn search(r: &SearchResponse) {
             h.heading_path.last().map(String::as_str).unwrap_or("(start)")
         );
         println!(
-            "    {} · {} · {} · bytes {} · {} · score {:.4} ({})",
+            "    {} · {} · {} · bytes {} · {} · score {:.4} ({}){unit}",
             h.chunk_id,
             h.source_path,
             h.pages,
@@ -43,7 +48,54 @@ pub fn search(r: &SearchResponse) {
         if h.heading_path.len() > 1 {
             println!("    {}", h.heading_path.join(" > "));
         }
-        println!("    {}", snippet(&h.text, 280));
+        if h.highlights.is_empty() {
+            println!("    {}", snippet(&h.text, 280));
+        }
+        for hl in h.highlights.iter().take(2) {
+            println!("    » {}", snippet(&hl.text, 240));
+        }
+    }
+    if !r.definitions.is_empty() {
+        println!();
+        println!("definitions:");
+        for d in &r.definitions {
+            let conflict = if d.conflict { " (defined differently elsewhere)" } else { "" };
+            println!(
+                "  {} — {} › {} ({}){conflict}",
+                d.term,
+                d.doc_title,
+                d.heading_path.join(" › "),
+                d.pages
+            );
+            println!("    {}", snippet(&d.text, 300));
+        }
+    }
+    if !r.references.is_empty() {
+        println!();
+        println!("referenced sections:");
+        for x in &r.references {
+            println!("  {:?} in {} → {} ({})", x.raw, x.from_chunk, x.heading_path.join(" › "), x.pages);
+        }
+    }
+    if let Some(c) = &r.context {
+        println!();
+        println!(
+            "context: {} of {} tokens ({}), {} hits, {} definitions, {} references; print it with --context",
+            c.tokens,
+            c.budget,
+            c.tokenizer,
+            c.hits.len(),
+            c.definitions.len(),
+            c.references.len()
+        );
+    }
+}
+
+/// The assembled context block alone, ready to paste into a prompt.
+pub fn context(r: &SearchResponse) {
+    match &r.context {
+        Some(c) => println!("{}", c.text),
+        None => eprintln!("no context block was assembled (the index's tokenizer was not found)"),
     }
 }
 

@@ -178,6 +178,21 @@ pub struct SearchConfig {
     pub sections: usize,
     /// Hierarchical mode: chunks returned per section at most. Default 5.
     pub chunks_per_section: usize,
+    /// How the legs' lists are combined: `rrf` (reciprocal rank fusion, the default) or
+    /// `weighted` (each leg's scores min-max normalized, then summed with the leg weights).
+    pub fusion: String,
+    /// Tokens of the assembled context block (`--budget`). Default 4000.
+    pub budget: usize,
+    /// Auto-merge: when at least this share of a section's chunks are hits, the section is
+    /// returned whole in their place. 0 turns merging off. Default 0.5.
+    pub auto_merge: f64,
+    /// Sentences highlighted per hit. 0 turns highlights off. Default 3.
+    pub highlights: usize,
+    /// Order of the hits in the assembled context: `position` (grouped by document, in
+    /// document order; the default) or `score`.
+    pub order: String,
+    /// Attach the sections that hits refer to (one hop, within the budget). Default false.
+    pub references: bool,
 }
 
 impl Default for SearchConfig {
@@ -189,6 +204,12 @@ impl Default for SearchConfig {
             rrf_k: 60.0,
             sections: 3,
             chunks_per_section: 5,
+            fusion: "rrf".into(),
+            budget: 4000,
+            auto_merge: 0.5,
+            highlights: 3,
+            order: "position".into(),
+            references: false,
         }
     }
 }
@@ -203,11 +224,14 @@ pub struct LegWeights {
     pub exact: f64,
     /// Dense leg.
     pub dense: f64,
+    /// Hierarchical mode: the section leg (BM25 over each section's heading path, lead text
+    /// and children's titles).
+    pub sections: f64,
 }
 
 impl Default for LegWeights {
     fn default() -> Self {
-        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0 }
+        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0, sections: 1.0 }
     }
 }
 
@@ -216,6 +240,15 @@ pub const MODES: &[&str] = &["keyword", "exact", "hybrid", "dense", "hierarchica
 
 /// Largest `k` a search may ask for.
 pub const MAX_K: usize = 100;
+
+/// The fusion schemes strata knows.
+pub const FUSIONS: &[&str] = &["rrf", "weighted"];
+
+/// The orders of an assembled context.
+pub const ORDERS: &[&str] = &["position", "score"];
+
+/// Largest context budget in tokens.
+pub const MAX_BUDGET: usize = 1_000_000;
 
 impl Config {
     /// Parses TOML text; `origin` names the source in errors.
@@ -333,6 +366,7 @@ impl Config {
             ("search.weights.keyword", self.search.weights.keyword),
             ("search.weights.exact", self.search.weights.exact),
             ("search.weights.dense", self.search.weights.dense),
+            ("search.weights.sections", self.search.weights.sections),
         ] {
             if !(w.is_finite() && w >= 0.0) {
                 return bad(key, "must be a finite number >= 0", w.to_string());
@@ -348,6 +382,41 @@ impl Config {
         }
         if !(self.search.rrf_k.is_finite() && self.search.rrf_k > 0.0) {
             return bad("search.rrf_k", "must be > 0", self.search.rrf_k.to_string());
+        }
+        if !FUSIONS.contains(&self.search.fusion.as_str()) {
+            return bad(
+                "search.fusion",
+                &format!("must be one of {}", FUSIONS.join(", ")),
+                format!("{:?}", self.search.fusion),
+            );
+        }
+        if !ORDERS.contains(&self.search.order.as_str()) {
+            return bad(
+                "search.order",
+                &format!("must be one of {}", ORDERS.join(", ")),
+                format!("{:?}", self.search.order),
+            );
+        }
+        if !(1..=MAX_BUDGET).contains(&self.search.budget) {
+            return bad(
+                "search.budget",
+                &format!("must be between 1 and {MAX_BUDGET}"),
+                self.search.budget.to_string(),
+            );
+        }
+        if !(self.search.auto_merge.is_finite() && (0.0..=1.0).contains(&self.search.auto_merge)) {
+            return bad(
+                "search.auto_merge",
+                "must be between 0 (off) and 1",
+                self.search.auto_merge.to_string(),
+            );
+        }
+        if self.search.highlights > 20 {
+            return bad(
+                "search.highlights",
+                "must be between 0 (off) and 20",
+                self.search.highlights.to_string(),
+            );
         }
         if !["local", "http"].contains(&self.dense.provider.as_str()) {
             return bad("dense.provider", "must be local or http", format!("{:?}", self.dense.provider));

@@ -8,7 +8,6 @@ use std::time::Instant;
 use serde::Serialize;
 use strata_core::{Config, DocId, Error, Result};
 use strata_embed::Embedder;
-use strata_index::Filter;
 use strata_search::{Mode, SearchHit, SearchRequest, Searcher};
 
 use crate::dataset::{Dataset, Published};
@@ -252,8 +251,8 @@ fn run_strategy(
         // Judged by document, several chunks of one document collapse into one result: ask
         // for more chunks so that the cut-offs count documents.
         let k = if gold.by_document() { strata_core::config::MAX_K } else { max_k };
-        let request =
-            SearchRequest { query: query.text.clone(), mode: strategy.mode, k, filter: Filter::default() };
+        // The ranking is what is judged: no merging, pages, highlights or context.
+        let request = SearchRequest::new(query.text.clone(), strategy.mode, k).ranking_only();
         match searcher.search(&request) {
             Ok(response) => {
                 for (stage, ms) in response.timings.stages() {

@@ -14,7 +14,8 @@
 //! it holds a store to:
 //!
 //! 1. [`put_commit_lists_and_returns_the_document`]: listing, counts, text byte for byte,
-//!    tree, definitions, references, content hash.
+//!    tree, definitions, references, content hash; the same without text from
+//!    `document_meta`.
 //! 2. [`staged_writes_are_invisible_until_commit`]: puts and removes change nothing a reader
 //!    sees before `commit`, and everything after.
 //! 3. [`put_replaces_every_record_of_the_id`]: no stale chunk, term, definition, reference or
@@ -34,6 +35,9 @@
 //!     refused.
 //! 14. [`keyword_ties_come_back_in_chunk_id_order`]: equal BM25 scores are ordered by chunk
 //!     id, whatever order the documents were written in.
+//! 15. [`section_keyword_ranks_sections_by_their_profile`]: the section leg finds a node by
+//!     its heading path, its lead text and its children's titles, honours `doc` and `nodes`,
+//!     and follows puts and removes.
 //!
 //! Persistence across reopening is backend-specific (what "reopen" means differs) and lives
 //! with each backend's tests. The records are made by hand in [`fixture`]: the index does
@@ -46,7 +50,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use strata_core::{ChunkKind, DocId, DocumentRecord, NodeId};
 
-use crate::{Filter, LegHit, StoreRead, StoreWrite, StoredDocument};
+use crate::{Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredDocument};
 use fixture::{
     chunk_ids, doc_summary, gadget_rules, stored_chunk, unit_vector, widget_act, widget_act_amended,
     with_vectors, RecordBuilder, RECITALS,
@@ -81,6 +85,7 @@ pub fn checks<S: StoreWrite>() -> Vec<Check<S>> {
         dense_ranks_by_inner_product_within_filters,
         dense_follows_puts_and_removes,
         keyword_ties_come_back_in_chunk_id_order,
+        section_keyword_ranks_sections_by_their_profile,
     ]
 }
 
@@ -153,6 +158,7 @@ fn assert_absent<S: StoreRead>(store: &S, record: &DocumentRecord) {
     let doc = &record.document.id;
     assert!(store.documents().unwrap().iter().all(|d| &d.id != doc), "{doc} is not listed");
     assert!(store.document(doc).unwrap().is_none(), "{doc} has no document");
+    assert!(store.document_meta(doc).unwrap().is_none(), "{doc} has no metadata");
     assert_eq!(store.content_hash(doc).unwrap(), None, "{doc} has no content hash");
     assert_eq!(store.chunks(&chunk_ids(record, |_| true)).unwrap(), vec![], "{doc} has no chunk by id");
     assert_eq!(store.chunks_of(doc, None).unwrap(), vec![], "{doc} has no chunk");
@@ -189,6 +195,13 @@ pub fn put_commit_lists_and_returns_the_document<S: StoreWrite>(store: &mut S) {
         let doc = &record.document.id;
         let stored = store.document(doc).unwrap().unwrap_or_else(|| panic!("{doc} is stored"));
         assert_same_document(&stored, record);
+        let meta = store.document_meta(doc).unwrap().unwrap_or_else(|| panic!("{doc} has metadata"));
+        assert_eq!(meta.document.text, "", "document_meta leaves the text out");
+        let without_text = DocumentRecord {
+            document: strata_core::Document { text: String::new(), ..record.document.clone() },
+            ..(*record).clone()
+        };
+        assert_same_document(&meta, &without_text);
         assert_eq!(
             store.content_hash(doc).unwrap().as_deref(),
             Some(record.document.source.content_hash.as_str())
@@ -625,4 +638,52 @@ pub fn keyword_ties_come_back_in_chunk_id_order<S: StoreWrite>(store: &mut S) {
     assert!(hits.windows(2).all(|w| w[0].score == w[1].score), "the twins score alike");
     let every = store.keyword("lighthouse keepers", &Filter::default(), 50).unwrap();
     assert_eq!(ids(&every), all);
+}
+
+fn sections(hits: &[SectionHit]) -> BTreeSet<(String, u32)> {
+    hits.iter().map(|h| (h.doc.to_string(), h.node.0)).collect()
+}
+
+/// Check 15: the section leg ranks tree nodes by their profile. `conditions` is only in the
+/// heading of §102, so it finds §102 (its heading), §102(a) (its heading path) and the root
+/// (whose children's titles name §102); `recital` is only in the root's lead text. Filters
+/// on `doc` and `nodes` apply, scores descend, `limit` holds, and a replaced or removed
+/// document's sections are gone.
+pub fn section_keyword_ranks_sections_by_their_profile<S: StoreWrite>(store: &mut S) {
+    put_both(store);
+    let all = Filter::default();
+    let w = |nodes: &[u32]| nodes.iter().map(|n| (WIDGET.to_string(), *n)).collect::<BTreeSet<_>>();
+    let found = store.section_keyword("conditions", &all, 10).unwrap();
+    assert_eq!(sections(&found), w(&[0, 1, 2]), "heading, heading path, children's titles");
+    assert_eq!(sections(&store.section_keyword("recitals", &all, 10).unwrap()), w(&[0]), "lead text");
+    let ranked = store.section_keyword("filing novelty", &all, 100).unwrap();
+    assert!(ranked.len() >= 3, "{ranked:?}");
+    assert!(ranked.windows(2).all(|p| p[0].score >= p[1].score), "descending scores: {ranked:?}");
+    assert_eq!(store.section_keyword("filing novelty", &all, 2).unwrap().len(), 2, "limit");
+    let gadget = store.section_keyword("filing", &only(GADGET), 10).unwrap();
+    assert_eq!(sections(&gadget), [(GADGET.to_string(), 1)].into_iter().collect(), "doc");
+    let subtree = |first, last| Filter {
+        doc: Some(id(WIDGET)),
+        nodes: Some((NodeId(first), NodeId(last))),
+        kind: None,
+    };
+    assert_eq!(
+        sections(&store.section_keyword("conditions", &subtree(1, 2), 10).unwrap()),
+        w(&[1, 2]),
+        "subtree"
+    );
+    assert_eq!(
+        sections(&store.section_keyword("conditions", &subtree(2, 2), 10).unwrap()),
+        w(&[2]),
+        "subtree"
+    );
+    assert_eq!(store.section_keyword("", &all, 10).unwrap(), vec![], "empty query");
+
+    store.put(&widget_act_amended(WIDGET)).unwrap();
+    store.commit().unwrap();
+    assert_eq!(store.section_keyword("conditions", &all, 10).unwrap(), vec![], "replaced");
+    assert_eq!(sections(&store.section_keyword("general provisions", &all, 10).unwrap()), w(&[0, 1]));
+    store.remove(&id(WIDGET)).unwrap();
+    store.commit().unwrap();
+    assert_eq!(store.section_keyword("general provisions", &all, 10).unwrap(), vec![], "removed");
 }

@@ -20,12 +20,17 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use strata_core::{Chunk, Definition, DocId, Document, DocumentRecord, Error, NodeId, Reference, Result};
 use tantivy::collector::{DocSetCollector, TopDocs};
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
+use tantivy::query::{
+    Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, PhraseQuery, Query, RangeQuery,
+    TermQuery,
+};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
-use crate::schema::{Fields, KIND_CHUNK, KIND_DEF, KIND_DOC, KIND_TEXT};
-use crate::store::{DocSummary, Filter, LegHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};
+use crate::schema::{Fields, KIND_CHUNK, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_TEXT};
+use crate::store::{
+    DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk, StoredDocument,
+};
 use crate::vectors::{VectorState, Vectors};
 use crate::{DenseManifest, Manifest};
 
@@ -45,6 +50,9 @@ const WRITER_HEAP: usize = 128 * 1024 * 1024;
 const BOOST_TEXT: f32 = 1.0;
 const BOOST_HEADING: f32 = 0.5;
 const BOOST_TITLE: f32 = 0.25;
+/// A section is what its heading says it is: on section records the heading path counts as
+/// much as the lead and the children's titles.
+const SECTION_BOOST_HEADING: f32 = 1.0;
 
 /// The `doc` record payload: the document without its text.
 #[derive(Serialize, Deserialize)]
@@ -63,6 +71,37 @@ const TIE_MARGIN: usize = 16;
 const TIE_FETCH_FACTOR: usize = 8;
 /// See [`TIE_FETCH_FACTOR`].
 const MIN_TIE_FETCH: usize = 512;
+
+/// BM25 statistics of one record kind. tantivy counts every record of the index as a
+/// document, so documents, texts, definitions and sections would change how chunks score
+/// (the IDF and the average field length use the number of documents). The number of
+/// documents here is the number of records of the kind; token counts and document
+/// frequencies are the index's own, since only that kind has the fields scored.
+struct KindStats<'a> {
+    searcher: &'a Searcher,
+    num_docs: u64,
+}
+
+impl<'a> KindStats<'a> {
+    fn new(searcher: &'a Searcher, kind: Term) -> tantivy::Result<KindStats<'a>> {
+        let num_docs = Bm25StatisticsProvider::doc_freq(searcher, &kind)?;
+        Ok(KindStats { searcher, num_docs })
+    }
+}
+
+impl Bm25StatisticsProvider for KindStats<'_> {
+    fn total_num_tokens(&self, field: tantivy::schema::Field) -> tantivy::Result<u64> {
+        Bm25StatisticsProvider::total_num_tokens(self.searcher, field)
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.num_docs.max(1))
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        Bm25StatisticsProvider::doc_freq(self.searcher, term)
+    }
+}
 
 /// The default store: tantivy in a local folder.
 pub struct EmbeddedStore {
@@ -127,13 +166,16 @@ impl EmbeddedStore {
 
     fn open_with(dir: &Path, manifest: Manifest) -> Result<EmbeddedStore> {
         let index = Index::open_in_dir(dir.join("tantivy")).map_err(tv(dir))?;
-        let (schema, f) = Fields::build();
-        if index.schema() != schema {
-            return Err(Error::Index {
-                path: dir.to_path_buf(),
-                reason: "its tantivy schema differs from this strata's; re-create the index".into(),
-            });
-        }
+        let f = match (Fields::build(), Fields::build_v1()) {
+            ((schema, f), _) if index.schema() == schema => f,
+            (_, (schema, f)) if index.schema() == schema => f,
+            _ => {
+                return Err(Error::Index {
+                    path: dir.to_path_buf(),
+                    reason: "its tantivy schema differs from this strata's; re-create the index".into(),
+                })
+            }
+        };
         let reader =
             index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
         let vectors = Vectors::open(dir, Self::committed_vectors(&index, dir)?, DEFAULT_ANN_THRESHOLD)?;
@@ -228,7 +270,11 @@ impl EmbeddedStore {
                 )),
             ));
         }
+        // Restrictions select, they do not score: a leg's score is its own clauses' alone.
         clauses
+            .into_iter()
+            .map(|(occur, q)| (occur, Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>))
+            .collect()
     }
 
     fn all(&self, query: &dyn Query) -> Result<Vec<(DocAddress, TantivyDocument)>> {
@@ -242,18 +288,22 @@ impl EmbeddedStore {
             .collect()
     }
 
-    /// The best `limit` hits of `query`, equal scores in chunk id order. tantivy breaks ties
+    /// The best `limit` hits of `query` among records of `kind`, scored with that kind's own
+    /// BM25 statistics ([`KindStats`]), equal scores in chunk id order. tantivy breaks ties
     /// by segment and document number, which depend on indexing threads, so the same data
     /// could rank differently after another ingest; more hits are read while a tie crosses
     /// the cut.
-    fn top(&self, query: &dyn Query, limit: usize) -> Result<Vec<LegHit>> {
+    fn top(&self, kind: &str, query: &dyn Query, limit: usize) -> Result<Vec<LegHit>> {
         let searcher = self.searcher();
+        let stats =
+            KindStats::new(&searcher, Term::from_field_text(self.f.kind, kind)).map_err(self.err())?;
         let limit = limit.max(1);
         let cap = (limit * TIE_FETCH_FACTOR).max(MIN_TIE_FETCH);
         let mut fetch = limit + TIE_MARGIN;
         let top = loop {
-            let top =
-                searcher.search(query, &TopDocs::with_limit(fetch).order_by_score()).map_err(self.err())?;
+            let top = searcher
+                .search_with_statistics_provider(query, &TopDocs::with_limit(fetch).order_by_score(), &stats)
+                .map_err(self.err())?;
             let tie_at_cut =
                 top.len() == fetch && top.len() > limit && top[limit - 1].0 == top[top.len() - 1].0;
             if !tie_at_cut || fetch >= cap {
@@ -274,6 +324,23 @@ impl EmbeddedStore {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
         hits.truncate(limit);
         Ok(hits)
+    }
+
+    /// BM25 over the stemmed `fields` with their boosts; `None` when the query has no
+    /// indexable term.
+    fn bm25(&self, query: &str, fields: &[(tantivy::schema::Field, f32)]) -> Result<Option<Box<dyn Query>>> {
+        let terms: BTreeSet<String> = self.analyze(self.f.text, query)?.into_iter().collect();
+        if terms.is_empty() {
+            return Ok(None);
+        }
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for &(field, boost) in fields {
+            for t in &terms {
+                let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
+                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+            }
+        }
+        Ok(Some(Box::new(BooleanQuery::new(should))))
     }
 
     fn str_field(&self, doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
@@ -367,6 +434,15 @@ impl StoreRead for EmbeddedStore {
         }))
     }
 
+    fn document_meta(&self, id: &DocId) -> Result<Option<StoredDocument>> {
+        Ok(self.doc_meta(id)?.map(|(_, meta)| StoredDocument {
+            document: meta.document,
+            definitions: meta.definitions,
+            references: meta.references,
+            chunks: meta.chunks,
+        }))
+    }
+
     fn content_hash(&self, id: &DocId) -> Result<Option<String>> {
         let q =
             BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
@@ -401,22 +477,43 @@ impl StoreRead for EmbeddedStore {
     }
 
     fn keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
-        let terms: BTreeSet<String> = self.analyze(self.f.text, query)?.into_iter().collect();
-        if terms.is_empty() {
+        let fields =
+            [(self.f.text, BOOST_TEXT), (self.f.heading, BOOST_HEADING), (self.f.title, BOOST_TITLE)];
+        let Some(bm25) = self.bm25(query, &fields)? else {
             return Ok(Vec::new());
-        }
-        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (field, boost) in
-            [(self.f.text, BOOST_TEXT), (self.f.heading, BOOST_HEADING), (self.f.title, BOOST_TITLE)]
-        {
-            for t in &terms {
-                let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
-                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
-            }
-        }
+        };
         let mut clauses = self.base(KIND_CHUNK, filter);
-        clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
-        self.top(&BooleanQuery::new(clauses), limit)
+        clauses.push((Occur::Must, bm25));
+        self.top(KIND_CHUNK, &BooleanQuery::new(clauses), limit)
+    }
+
+    fn section_keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<SectionHit>> {
+        // A format 1 index has no section records.
+        let (Some(text), Some(heading)) = (self.f.section_text, self.f.section_heading) else {
+            return Ok(Vec::new());
+        };
+        let Some(bm25) = self.bm25(query, &[(text, BOOST_TEXT), (heading, SECTION_BOOST_HEADING)])? else {
+            return Ok(Vec::new());
+        };
+        let mut clauses = self.base(KIND_SECTION, &Filter { kind: None, ..filter.clone() });
+        clauses.push((Occur::Must, bm25));
+        self.top(KIND_SECTION, &BooleanQuery::new(clauses), limit)?
+            .into_iter()
+            .map(|hit| {
+                let (doc, node) = hit
+                    .chunk
+                    .rsplit_once('#')
+                    .and_then(|(doc, node)| Some((DocId(doc.to_string()), NodeId::parse(node)?)))
+                    .ok_or_else(|| Error::Index {
+                        path: self.dir.clone(),
+                        reason: format!(
+                            "a section record has a bad id {:?}; re-ingest its document",
+                            hit.chunk
+                        ),
+                    })?;
+                Ok(SectionHit { doc, node, score: hit.score })
+            })
+            .collect()
     }
 
     fn exact_numbers(&self, keys: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
@@ -448,7 +545,7 @@ impl StoreRead for EmbeddedStore {
             terms.iter().map(|t| (Occur::Should, self.term_q(self.f.terms, t))).collect();
         let mut clauses = self.base(KIND_CHUNK, filter);
         clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
-        self.top(&BooleanQuery::new(clauses), limit)
+        self.top(KIND_CHUNK, &BooleanQuery::new(clauses), limit)
     }
 
     fn exact_phrase(&self, phrase: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
@@ -462,7 +559,7 @@ impl StoreRead for EmbeddedStore {
         };
         let mut clauses = self.base(KIND_CHUNK, filter);
         clauses.push((Occur::Must, q));
-        self.top(&BooleanQuery::new(clauses), limit)
+        self.top(KIND_CHUNK, &BooleanQuery::new(clauses), limit)
     }
 
     fn dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
@@ -519,7 +616,7 @@ impl StoreWrite for EmbeddedStore {
         let doc = &record.document;
         let id = doc.id.as_str().to_string();
         let mut docs: Vec<TantivyDocument> =
-            Vec::with_capacity(record.chunks.len() + record.definitions.len() + 2);
+            Vec::with_capacity(record.chunks.len() + record.definitions.len() + doc.tree.len() + 2);
 
         let mut text = TantivyDocument::default();
         text.add_text(f.kind, KIND_TEXT);
@@ -551,6 +648,23 @@ impl StoreWrite for EmbeddedStore {
 
         for chunk in &record.chunks {
             docs.push(self.chunk_doc(doc, chunk)?);
+        }
+
+        // Format 1 indexes have no section fields: their documents get no section records.
+        let section_fields = f.section_text.zip(f.section_heading);
+        for profile in section_fields.map(|_| strata_core::section_profiles(doc)).unwrap_or_default() {
+            let (text, heading) = section_fields.expect("checked above");
+            let mut d = TantivyDocument::default();
+            d.add_text(f.kind, KIND_SECTION);
+            d.add_text(f.doc_id, &id);
+            d.add_text(f.chunk_id, format!("{id}#{}", profile.node));
+            d.add_u64(f.node, profile.node.0 as u64);
+            d.add_text(text, format!("{}\n{}", profile.lead, profile.children));
+            d.add_text(heading, &profile.heading_path);
+            if let Some(number) = doc.tree.get(profile.node).and_then(|n| n.number.as_ref()) {
+                d.add_text(f.numbers, number.key());
+            }
+            docs.push(d);
         }
 
         if let Some(v) = &record.vectors {

@@ -24,5 +24,5 @@ mod store;
 mod vectors;
 
 pub use embedded::{EmbeddedStore, DEFAULT_ANN_THRESHOLD};
-pub use manifest::{DenseManifest, Manifest, FORMAT_VERSION, MANIFEST_FILE};
-pub use store::{DocSummary, Filter, LegHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};
+pub use manifest::{DenseManifest, Manifest, FORMAT_VERSION, MANIFEST_FILE, MIN_FORMAT_VERSION};
+pub use store::{DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};

@@ -7,7 +7,15 @@ use strata_core::{Error, Result};
 
 /// On-disk format version of the embedded store. Bump it on any incompatible change and keep
 /// a fixture of the old format in `tests/compat` if it must still open.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// - 1: records of documents, texts, chunks and definitions.
+/// - 2: also one `section` record per tree node, with BM25 fields of its own (the section
+///   leg). Format 1 indexes still open and are written as format 1; their section leg finds
+///   nothing until they are re-created.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest format this strata opens.
+pub const MIN_FORMAT_VERSION: u32 = 1;
 
 /// File name of the manifest inside the index folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -68,11 +76,11 @@ impl Manifest {
                 "{MANIFEST_FILE} is damaged ({e}); restore it from a backup or re-create the index"
             ),
         })?;
-        if manifest.format_version != FORMAT_VERSION {
+        if !(MIN_FORMAT_VERSION..=FORMAT_VERSION).contains(&manifest.format_version) {
             return Err(Error::Index {
                 path: dir.to_path_buf(),
                 reason: format!(
-                    "format version {} is not supported by this strata (format {FORMAT_VERSION}); re-create the index with this version",
+                    "format version {} is not supported by this strata (formats {MIN_FORMAT_VERSION} to {FORMAT_VERSION}); re-create the index with this version",
                     manifest.format_version
                 ),
             });

@@ -10,6 +10,14 @@
 //! | `text` | document | the normalized text (UTF-8) |
 //! | `chunk` | chunk | [`crate::StoredChunk`] (JSON) |
 //! | `def` | definition | [`strata_core::Definition`] (JSON) |
+//! | `section` | tree node | none: `chunk_id` holds `DOC#NODE`; BM25 over the node's
+//! [`strata_core::SectionProfile`] (lead and children's titles in `section_text`, heading
+//! path in `section_heading`), its number key in `numbers` |
+//!
+//! Sections have BM25 fields of their own, so that their statistics (document frequencies,
+//! average lengths) never change how chunks score. Format 1 indexes, made before sections
+//! were indexed, have no such fields: they open and answer as before, and their section leg
+//! finds nothing until they are re-created.
 
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STORED, STRING,
@@ -20,6 +28,7 @@ pub(crate) const KIND_DOC: &str = "doc";
 pub(crate) const KIND_TEXT: &str = "text";
 pub(crate) const KIND_CHUNK: &str = "chunk";
 pub(crate) const KIND_DEF: &str = "def";
+pub(crate) const KIND_SECTION: &str = "section";
 
 /// Handles to the schema's fields.
 #[derive(Debug, Clone, Copy)]
@@ -45,10 +54,24 @@ pub(crate) struct Fields {
     /// Content hash of the source, on `doc` records.
     pub hash: Field,
     pub payload: Field,
+    /// BM25 on `section` records: lead text and children's titles. `None` in format 1.
+    pub section_text: Option<Field>,
+    /// BM25 on `section` records: heading path. `None` in format 1.
+    pub section_heading: Option<Field>,
 }
 
 impl Fields {
+    /// The current schema (format 2).
     pub(crate) fn build() -> (Schema, Fields) {
+        Self::build_with(true)
+    }
+
+    /// The schema of format 1: no section fields.
+    pub(crate) fn build_v1() -> (Schema, Fields) {
+        Self::build_with(false)
+    }
+
+    fn build_with(sections: bool) -> (Schema, Fields) {
         let mut b = Schema::builder();
         let stemmed = TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
@@ -60,7 +83,7 @@ impl Fields {
                 .set_tokenizer("default")
                 .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         );
-        let fields = Fields {
+        let mut fields = Fields {
             kind: b.add_text_field("kind", STRING),
             doc_id: b.add_text_field("doc_id", STRING | STORED),
             chunk_id: b.add_text_field("chunk_id", STRING | STORED),
@@ -69,13 +92,19 @@ impl Fields {
             chunk_kind: b.add_text_field("chunk_kind", STRING),
             text: b.add_text_field("text", stemmed.clone()),
             heading: b.add_text_field("heading", stemmed.clone()),
-            title: b.add_text_field("title", stemmed),
+            title: b.add_text_field("title", stemmed.clone()),
             exact_text: b.add_text_field("exact_text", exact),
             numbers: b.add_text_field("numbers", STRING),
             terms: b.add_text_field("terms", STRING),
             hash: b.add_text_field("hash", STRING | STORED),
             payload: b.add_bytes_field("payload", STORED),
+            section_text: None,
+            section_heading: None,
         };
+        if sections {
+            fields.section_text = Some(b.add_text_field("section_text", stemmed.clone()));
+            fields.section_heading = Some(b.add_text_field("section_heading", stemmed));
+        }
         (b.build(), fields)
     }
 }

@@ -119,6 +119,17 @@ pub struct LegHit {
     pub score: f32,
 }
 
+/// One result of a section-level leg: a node of a document and the leg's score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SectionHit {
+    /// The document.
+    pub doc: DocId,
+    /// The node.
+    pub node: NodeId,
+    /// The leg's own score.
+    pub score: f32,
+}
+
 /// What search needs from an index.
 pub trait StoreRead: Send + Sync {
     /// The index manifest.
@@ -129,6 +140,10 @@ pub trait StoreRead: Send + Sync {
 
     /// One document with its text, tree, definitions and references.
     fn document(&self, id: &DocId) -> Result<Option<StoredDocument>>;
+
+    /// One document's tree, pages, definitions and references, without its text
+    /// (`document.text` is empty): what citations need, at a fraction of the cost.
+    fn document_meta(&self, id: &DocId) -> Result<Option<StoredDocument>>;
 
     /// The content hash stored for a document, to skip unchanged files.
     fn content_hash(&self, id: &DocId) -> Result<Option<String>>;
@@ -141,6 +156,11 @@ pub trait StoreRead: Send + Sync {
 
     /// BM25 leg: chunk text, heading path and document title, English stemming.
     fn keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>>;
+
+    /// Section leg, BM25: sections ranked by their profile (heading path, lead text,
+    /// children's titles; see [`strata_core::SectionProfile`]), English stemming. `filter.doc`
+    /// and `filter.nodes` apply; `filter.kind` does not (a section has no kind).
+    fn section_keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<SectionHit>>;
 
     /// Exact leg, section numbers: chunks whose section number key equals one of `keys`,
     /// ordered by document and position.

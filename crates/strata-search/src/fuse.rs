@@ -5,6 +5,11 @@
 //! appears in of `weight / (k + rank)`, ranks counted from 1. Weights are honoured exactly:
 //! a leg with weight 0 contributes nothing (not even its hits), a leg with weight 2 counts
 //! twice.
+//!
+//! [`WeightedScore`] is the other scheme (RAGFlow's and Weaviate's relative score fusion):
+//! each leg's own scores are min-max normalized to 0..=1 within its list, then summed with
+//! the leg weights. It keeps how far apart a leg's results are, which ranks throw away, at
+//! the price of trusting each leg's score scale. [`fusion`] picks one by its config name.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -110,6 +115,50 @@ impl Fusion for Rrf {
     }
 }
 
+/// Relative score fusion: `Σ wᵢ · (sᵢ − minᵢ) / (maxᵢ − minᵢ)` over the lists a result is
+/// in, with each list's own minimum and maximum score; a list whose scores are all equal
+/// gives each of its results 1. Weights are honoured exactly, as in [`Rrf`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WeightedScore;
+
+impl Fusion for WeightedScore {
+    fn fuse(&self, lists: &[RankedList]) -> Vec<Fused> {
+        let mut order: Vec<Fused> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
+        for list in lists.iter().filter(|l| l.weight > 0.0 && !l.hits.is_empty()) {
+            let (min, max) = list
+                .hits
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| (lo.min(h.score), hi.max(h.score)));
+            let spread = (max - min) as f64;
+            for (i, hit) in list.hits.iter().enumerate() {
+                let idx = *at.entry(hit.chunk.clone()).or_insert_with(|| {
+                    order.push(Fused { chunk: hit.chunk.clone(), score: 0.0, legs: BTreeMap::new() });
+                    order.len() - 1
+                });
+                let f = &mut order[idx];
+                if f.legs.contains_key(&list.leg) {
+                    continue;
+                }
+                f.legs.insert(list.leg, LegRank { rank: i + 1, score: hit.score });
+                let normalized = if spread > 0.0 { (hit.score - min) as f64 / spread } else { 1.0 };
+                f.score += list.weight * normalized;
+            }
+        }
+        order.sort_by(|a, b| b.score.total_cmp(&a.score));
+        order
+    }
+}
+
+/// The fusion a config names: `rrf` (with constant `rrf_k`) or `weighted`. Config validation
+/// ([`strata_core::config::FUSIONS`]) keeps other names out.
+pub fn fusion(name: &str, rrf_k: f64) -> Box<dyn Fusion + Send + Sync> {
+    match name {
+        "weighted" => Box::new(WeightedScore),
+        _ => Box::new(Rrf { k: rrf_k }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +180,33 @@ mod tests {
         assert!((fused[0].score - b).abs() < 1e-12);
         assert_eq!(fused[0].legs[&Leg::Keyword].rank, 2);
         assert_eq!(fused[0].legs[&Leg::Exact].rank, 1);
+    }
+
+    #[test]
+    fn weighted_score_normalizes_each_list() {
+        let kw = RankedList {
+            leg: Leg::Keyword,
+            weight: 1.0,
+            hits: vec![
+                LegHit { chunk: "a".into(), score: 12.0 },
+                LegHit { chunk: "b".into(), score: 11.0 },
+                LegHit { chunk: "c".into(), score: 2.0 },
+            ],
+        };
+        let dense = RankedList {
+            leg: Leg::Dense,
+            weight: 2.0,
+            hits: vec![LegHit { chunk: "c".into(), score: 0.9 }, LegHit { chunk: "a".into(), score: 0.5 }],
+        };
+        let fused = WeightedScore.fuse(&[kw, dense]);
+        let score = |id: &str| fused.iter().find(|f| f.chunk == id).unwrap().score;
+        assert!((score("a") - 1.0).abs() < 1e-9, "top keyword, bottom dense");
+        assert!((score("b") - 0.9).abs() < 1e-6, "close to the top keyword score: {}", score("b"));
+        assert!((score("c") - 2.0).abs() < 1e-9, "bottom keyword, top dense at weight 2");
+        assert_eq!(fused[0].chunk, "c");
+        // One hit, or equal scores: each counts fully.
+        let single = WeightedScore.fuse(&[list(Leg::Exact, 1.5, &["x", "y"])]);
+        assert!(single.iter().all(|f| (f.score - 1.5).abs() < 1e-12));
     }
 
     #[test]

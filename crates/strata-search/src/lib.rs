@@ -1,30 +1,50 @@
-//! Search: plan → retrieve → fuse → assemble, and navigation.
+//! Search: plan → retrieve → fuse → (sections) → expand → highlight → assemble, and
+//! navigation.
 //!
 //! - [`plan`]: reads a query for section identifiers, quoted phrases and defined terms.
-//! - [`retrieve`]: one ranked list per leg (keyword/BM25, exact).
+//! - [`retrieve`]: one ranked list per lexical leg (keyword/BM25, exact); the dense leg and
+//!   the section leg are run beside them by the searcher.
 //! - [`fuse`]: reciprocal rank fusion (k = 60, weights per leg) behind the [`fuse::Fusion`]
-//!   trait.
-//! - [`search`]: the request/response shapes and the [`Searcher`] that runs the stages.
+//!   trait, and relative score fusion ([`fuse::WeightedScore`]).
+//! - [`hierarchy`]: hierarchical mode ranks sections (section legs fused with the chunk
+//!   evidence under each), then picks the best chunks inside each section.
+//! - [`expand`]: auto-merge, whole pages, dedupe, definitions and cross-references.
+//! - [`highlight`]: the sentence level, the sentences of each hit that answer the query.
+//! - [`assemble`]: the context block packed into a token budget, with citations.
+//! - [`search`]: the [`Searcher`] that runs the stages; [`request`] and [`response`] hold the
+//!   shapes every front-end shares.
 //! - [`navigate`]: outline, read a section, define a term, follow references.
 //!
 //! ```no_run
-//! use strata_index::{EmbeddedStore, Filter};
+//! use strata_index::EmbeddedStore;
 //! use strata_search::{Mode, SearchRequest, Searcher};
 //! let store = EmbeddedStore::open(std::path::Path::new(".strata"))?;
 //! let searcher = Searcher::new(&store, Default::default())?;
-//! let req = SearchRequest { query: "section 102(b)".into(), mode: Mode::Hybrid, k: 5, filter: Filter::default() };
-//! for hit in searcher.search(&req)?.hits {
+//! let response = searcher.search(&SearchRequest::new("section 102(b)", Mode::Hybrid, 5))?;
+//! for hit in &response.hits {
 //!     println!("{} > {}", hit.doc_title, hit.heading_path.join(" > "));
+//! }
+//! for definition in &response.definitions {
+//!     println!("{}: {}", definition.term, definition.text);
 //! }
 //! # Ok::<(), strata_core::Error>(())
 //! ```
 #![warn(missing_docs)]
 
+pub mod assemble;
+pub mod expand;
 pub mod fuse;
 pub mod hierarchy;
+pub mod highlight;
 pub mod navigate;
 pub mod plan;
+pub mod request;
+pub mod response;
 pub mod retrieve;
 pub mod search;
 
-pub use search::{Mode, SearchHit, SearchRequest, SearchResponse, Searcher, Timings};
+pub use request::{Expand, Mode, Order, SearchRequest};
+pub use response::{
+    AttachedDefinition, AttachedReference, Context, SearchHit, SearchResponse, Timings, Unit,
+};
+pub use search::Searcher;

@@ -1,164 +1,28 @@
-//! A search: plan → retrieve → fuse → assemble.
+//! A search: plan → retrieve → fuse → (sections) → fetch → expand → highlight → assemble.
+//!
+//! The [`Searcher`] runs the stages in that order for every mode; the mode only decides
+//! which legs retrieve and whether sections are ranked before chunks. Each stage's time is
+//! reported in [`Timings`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
-use serde::Serialize;
 use strata_core::config::SearchConfig;
-use strata_core::{ChunkKind, Error, PageRange, Result, Span};
-use strata_index::{Filter, StoreRead};
-
+use strata_core::{DocId, Error, NodeId, Result};
 use strata_embed::Embedder;
+use strata_index::{Filter, LegHit, StoreRead};
+use strata_ingest::tokenize::Tokenizer;
 
-use crate::fuse::{Fused, Fusion, Leg, LegRank, RankedList, Rrf};
-use crate::hierarchy;
+use crate::assemble::{self, Block, Item};
+use crate::expand::{self, Docs};
+use crate::fuse::{self, Fused, Fusion, Leg, RankedList};
+use crate::hierarchy::{self, SectionKey, SectionList};
+use crate::highlight::{self, Passage};
 use crate::plan::Plan;
+use crate::request::{Mode, SearchRequest};
+use crate::response::{SearchHit, SearchResponse, Timings};
 use crate::retrieve::{self, LEG_DEPTH};
-
-/// Search modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// BM25 only.
-    Keyword,
-    /// Section numbers, defined terms and quoted phrases only.
-    Exact,
-    /// Keyword and exact fused with RRF; exact hits first for identifier queries.
-    Hybrid,
-    /// Embeddings only (needs a dense index).
-    Dense,
-    /// The best sections (ranked by the chunk evidence under them, legs fused), then the best
-    /// chunks inside each.
-    Hierarchical,
-}
-
-impl Mode {
-    /// Parses a mode name; the error lists the valid ones.
-    pub fn parse(s: &str) -> Result<Mode> {
-        Ok(match s {
-            "keyword" => Mode::Keyword,
-            "exact" => Mode::Exact,
-            "hybrid" => Mode::Hybrid,
-            "dense" => Mode::Dense,
-            "hierarchical" => Mode::Hierarchical,
-            other => {
-                return Err(Error::user(format!(
-                    "unknown mode {other:?}; use one of {}",
-                    strata_core::config::MODES.join(", ")
-                )))
-            }
-        })
-    }
-}
-
-/// A search request, the same whichever front-end it came from.
-#[derive(Debug, Clone)]
-pub struct SearchRequest {
-    /// The query text.
-    pub query: String,
-    /// Mode.
-    pub mode: Mode,
-    /// Number of results, 1 to [`strata_core::config::MAX_K`].
-    pub k: usize,
-    /// Restrictions.
-    pub filter: Filter,
-}
-
-/// One result.
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchHit {
-    /// Chunk id.
-    pub chunk_id: String,
-    /// Document id.
-    pub doc_id: String,
-    /// Document title.
-    pub doc_title: String,
-    /// Source path.
-    pub source_path: String,
-    /// Node id of the section (`0042`).
-    pub node_id: String,
-    /// Heading path from the top section down.
-    pub heading_path: Vec<String>,
-    /// Section number key of the chunk's section, when it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub section_number: Option<String>,
-    /// Pages.
-    pub pages: PageRange,
-    /// Byte span in the document text.
-    pub span: Span,
-    /// Chunk kind.
-    pub kind: ChunkKind,
-    /// Fused score.
-    pub score: f64,
-    /// Hierarchical mode: the rank (from 1) of the hit's section among the sections returned.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub section_rank: Option<usize>,
-    /// Rank (from 1) and the leg's own score, per leg that found the chunk.
-    pub legs: BTreeMap<Leg, LegRank>,
-    /// The chunk's text.
-    pub text: String,
-}
-
-/// What a search returns.
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchResponse {
-    /// The query.
-    pub query: String,
-    /// Mode used.
-    pub mode: Mode,
-    /// What the planner read in the query.
-    pub plan: Plan,
-    /// Results, best first.
-    pub hits: Vec<SearchHit>,
-    /// Milliseconds spent.
-    pub took_ms: f64,
-    /// Milliseconds per stage.
-    pub timings: Timings,
-}
-
-/// Milliseconds spent in each stage of one search; `None` for a stage that did not run. In
-/// hybrid mode the dense stages run beside the lexical ones, so the stages may add up to
-/// more than the total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Timings {
-    /// Reading the query (identifiers, phrases, terms).
-    pub plan: f64,
-    /// Embedding the query.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub embed: Option<f64>,
-    /// Vector search.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dense: Option<f64>,
-    /// BM25.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keyword: Option<f64>,
-    /// Identifiers, phrases and terms.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exact: Option<f64>,
-    /// Fusing the legs' lists.
-    pub fuse: f64,
-    /// Hierarchical mode: ranking sections and picking their chunks.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sections: Option<f64>,
-    /// Loading the returned chunks.
-    pub fetch: f64,
-    /// The whole search.
-    pub total: f64,
-}
-
-impl Timings {
-    /// The stages that ran, by name, in pipeline order.
-    pub fn stages(&self) -> Vec<(&'static str, f64)> {
-        let mut stages = vec![("plan", self.plan)];
-        let optional =
-            [("embed", self.embed), ("dense", self.dense), ("keyword", self.keyword), ("exact", self.exact)];
-        stages.extend(optional.into_iter().filter_map(|(name, ms)| ms.map(|ms| (name, ms))));
-        stages.push(("fuse", self.fuse));
-        stages.extend(self.sections.map(|ms| ("sections", ms)));
-        stages.extend([("fetch", self.fetch), ("total", self.total)]);
-        stages
-    }
-}
 
 fn ms_since(at: Instant) -> f64 {
     at.elapsed().as_secs_f64() * 1000.0
@@ -177,13 +41,27 @@ pub struct Searcher<'s> {
     config: SearchConfig,
     defined_terms: Vec<String>,
     embedder: Option<&'s dyn Embedder>,
+    tokenizer: Option<Arc<dyn Tokenizer>>,
+    fusion: Box<dyn Fusion + Send + Sync>,
+}
+
+/// What the retrieve stage hands on.
+struct Retrieved {
+    lists: Vec<RankedList>,
+    /// Exact identifier hits, to rank first.
+    pinned: Vec<String>,
+    /// The query vector, when the dense leg ran.
+    vector: Option<Vec<f32>>,
+    /// Sections found by their profile (hierarchical mode).
+    sections: Vec<SectionKey>,
 }
 
 impl<'s> Searcher<'s> {
     /// A searcher over `store` with search settings.
     pub fn new(store: &'s dyn StoreRead, config: SearchConfig) -> Result<Searcher<'s>> {
         let defined_terms = store.defined_terms()?;
-        Ok(Searcher { store, config, defined_terms, embedder: None })
+        let fusion = fuse::fusion(&config.fusion, config.rrf_k);
+        Ok(Searcher { store, config, defined_terms, embedder: None, tokenizer: None, fusion })
     }
 
     /// Gives the searcher the query embedder of the dense leg. It must be the model the
@@ -203,6 +81,20 @@ impl<'s> Searcher<'s> {
         Ok(self)
     }
 
+    /// Gives the searcher the tokenizer that counts the assembled context. It must be the
+    /// index's own (the manifest names it), so that budgets mean what chunk sizes mean.
+    pub fn with_tokenizer(mut self, tokenizer: Arc<dyn Tokenizer>) -> Result<Searcher<'s>> {
+        let wanted = &self.store.manifest().tokenizer;
+        if tokenizer.id() != wanted {
+            return Err(Error::user(format!(
+                "the index counts tokens with {wanted}, the searcher was given {}; use the index's tokenizer",
+                tokenizer.id()
+            )));
+        }
+        self.tokenizer = Some(tokenizer);
+        Ok(self)
+    }
+
     /// Whether the dense leg can run: the index has vectors and an embedder was given.
     pub fn has_dense(&self) -> bool {
         self.embedder.is_some() && self.store.manifest().dense.is_some()
@@ -213,8 +105,9 @@ impl<'s> Searcher<'s> {
         match (self.embedder, &self.store.manifest().dense) {
             (Some(embedder), Some(_)) => {
                 let (vector, embed_ms) = timed(|| embedder.embed_query(query));
-                let (hits, search_ms) = timed(|| self.store.dense(&vector?, filter, depth));
-                Ok(DenseLeg { hits: hits?, embed_ms, search_ms })
+                let vector = vector?;
+                let (hits, search_ms) = timed(|| self.store.dense(&vector, filter, depth));
+                Ok(DenseLeg { hits: hits?, vector, embed_ms, search_ms })
             }
             (_, None) => Err(Error::user(
                 "this index has no vectors: ingest with the dense leg on ([dense] enabled = true, the default) \
@@ -232,118 +125,195 @@ impl<'s> Searcher<'s> {
     #[tracing::instrument(name = "search", skip_all, fields(query = %req.query, mode = ?req.mode, k = req.k))]
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
-        if req.query.trim().is_empty() {
-            return Err(Error::user(
-                "the query is empty; give some words, a quoted phrase or a section number",
-            ));
-        }
-        if !(1..=strata_core::config::MAX_K).contains(&req.k) {
-            return Err(Error::user(format!(
-                "k must be between 1 and {}, got {}",
-                strata_core::config::MAX_K,
-                req.k
-            )));
-        }
+        self.validate(req)?;
         let mut timings = Timings::default();
         let (plan, plan_ms) = timed(|| Plan::read(&req.query, &self.defined_terms));
         timings.plan = plan_ms;
         tracing::debug!(?plan, "plan");
         let depth = LEG_DEPTH.max(req.k);
+
+        let retrieved = self.retrieve(req, &plan, depth, &mut timings)?;
+        let (mut fused, fuse_ms) = timed(|| self.fusion.fuse(&retrieved.lists));
+        timings.fuse = fuse_ms;
+        pin_first(&mut fused, &retrieved.pinned, req.k);
         let mut section_rank: HashMap<String, usize> = HashMap::new();
-        let fused: Vec<Fused> = match req.mode {
-            Mode::Hierarchical => {
-                let (lists, pinned) = self.hybrid_lists(req, &plan, depth, &mut timings)?;
-                let mut fused = self.fuse(&lists, &mut timings);
-                pin_first(&mut fused, &pinned, req.k);
-                let at = Instant::now();
-                let (ordered, ranks) = self.by_section(&lists, fused, &pinned)?;
-                section_rank = ranks;
-                timings.sections = Some(ms_since(at));
-                ordered
-            }
-            Mode::Dense => {
-                let dense = self.dense_leg(&req.query, &req.filter, depth)?;
-                timings.embed = Some(dense.embed_ms);
-                timings.dense = Some(dense.search_ms);
-                let lists = [RankedList { leg: Leg::Dense, weight: 1.0, hits: dense.hits }];
-                self.fuse(&lists, &mut timings)
-            }
-            Mode::Keyword => {
-                let (hits, ms) = timed(|| retrieve::keyword(self.store, &plan, &req.filter, depth));
-                timings.keyword = Some(ms);
-                self.fuse(&[RankedList { leg: Leg::Keyword, weight: 1.0, hits: hits? }], &mut timings)
-            }
-            Mode::Exact => {
-                let (hits, ms) =
-                    timed(|| retrieve::exact(self.store, &plan, &req.filter, depth, &HashMap::new()));
-                timings.exact = Some(ms);
-                self.fuse(&[RankedList { leg: Leg::Exact, weight: 1.0, hits: hits?.hits }], &mut timings)
-            }
-            Mode::Hybrid => {
-                let (lists, pinned) = self.hybrid_lists(req, &plan, depth, &mut timings)?;
-                let mut fused = self.fuse(&lists, &mut timings);
-                pin_first(&mut fused, &pinned, req.k);
-                fused
-            }
-        };
-        let top: Vec<&Fused> = fused.iter().take(req.k).collect();
-        let ids: Vec<String> = top.iter().map(|f| f.chunk.clone()).collect();
+        if req.mode == Mode::Hierarchical {
+            let at = Instant::now();
+            let (ordered, ranks) = self.by_section(req, &retrieved, fused)?;
+            fused = ordered;
+            section_rank = ranks;
+            timings.sections = Some(ms_since(at));
+        }
+
+        // Fetch twice k: merging and dedupe can fold hits together, and the next ones fill
+        // the freed places.
         let fetch_at = Instant::now();
+        let top: Vec<&Fused> = fused.iter().take(req.k * 2).collect();
+        let ids: Vec<String> = top.iter().map(|f| f.chunk.clone()).collect();
         let chunks = self.store.chunks(&ids)?;
         let by_id: HashMap<&str, _> = chunks.iter().map(|c| (c.chunk.id.as_str(), c)).collect();
-        let hits = top
+        let mut hits: Vec<SearchHit> = top
             .into_iter()
             .filter_map(|f| {
-                let c = by_id.get(f.chunk.as_str())?;
-                Some(SearchHit {
-                    chunk_id: c.chunk.id.clone(),
-                    doc_id: c.chunk.doc.to_string(),
-                    doc_title: c.doc_title.clone(),
-                    source_path: c.source_path.clone(),
-                    node_id: c.chunk.node.to_string(),
-                    heading_path: c.chunk.heading_path.clone(),
-                    section_number: c.number.clone(),
-                    pages: c.chunk.pages,
-                    span: c.chunk.span,
-                    kind: c.chunk.kind,
-                    score: f.score,
-                    section_rank: section_rank.get(&f.chunk).copied(),
-                    legs: f.legs.clone(),
-                    text: c.text.clone(),
-                })
+                let mut hit = expand::chunk_hit(by_id.get(f.chunk.as_str())?);
+                hit.score = f.score;
+                hit.legs = f.legs.clone();
+                hit.section_rank = section_rank.get(&f.chunk).copied();
+                Some(hit)
             })
             .collect();
+        let reserve = hits.split_off(hits.len().min(req.k));
         timings.fetch = ms_since(fetch_at);
-        timings.total = ms_since(started);
-        Ok(SearchResponse {
+
+        let expand_at = Instant::now();
+        let mut docs = Docs::new(self.store);
+        let x = &req.expand;
+        hits = expand::auto_merge(self.store, hits, x.auto_merge)?;
+        if let Some(around) = x.pages {
+            hits = expand::whole_pages(&mut docs, hits, around, &req.filter)?;
+        }
+        hits = expand::dedupe(&mut docs, hits)?;
+        for next in reserve {
+            if hits.len() >= req.k {
+                break;
+            }
+            let mut more = vec![next];
+            if let Some(around) = x.pages {
+                more = expand::whole_pages(&mut docs, more, around, &req.filter)?;
+            }
+            hits.extend(more);
+            hits = expand::dedupe(&mut docs, hits)?;
+        }
+        let definitions = if x.definitions {
+            expand::definitions(self.store, &mut docs, &plan, &hits, &req.filter)?
+        } else {
+            Vec::new()
+        };
+        let references = if x.references {
+            expand::references(self.store, &mut docs, &hits, &req.filter)?
+        } else {
+            Vec::new()
+        };
+        timings.expand = ms_since(expand_at);
+
+        if x.highlights > 0 && !hits.is_empty() {
+            let at = Instant::now();
+            let passages: Vec<Passage<'_>> =
+                hits.iter().map(|h| Passage { text: &h.text, start: h.span.start }).collect();
+            let dense = match (&retrieved.vector, self.embedder) {
+                (Some(v), Some(e)) => Some((v.as_slice(), e)),
+                _ => None,
+            };
+            let found = highlight::highlight(&req.query, &passages, x.highlights, dense)?;
+            for (hit, h) in hits.iter_mut().zip(found) {
+                hit.highlights = h;
+            }
+            timings.highlight = Some(ms_since(at));
+        }
+
+        let mut response = SearchResponse {
             query: req.query.clone(),
             mode: req.mode,
             plan,
             hits,
-            took_ms: timings.total,
+            definitions,
+            references,
+            context: None,
+            took_ms: 0.0,
             timings,
+        };
+        if let (Some(budget), Some(tokenizer)) = (req.budget, &self.tokenizer) {
+            let at = Instant::now();
+            let blocks = blocks(&mut docs, &response)?;
+            response.context = Some(assemble::assemble(&blocks, budget, req.order, tokenizer.as_ref()));
+            response.timings.assemble = Some(ms_since(at));
+        }
+        response.timings.total = ms_since(started);
+        response.took_ms = response.timings.total;
+        Ok(response)
+    }
+
+    fn validate(&self, req: &SearchRequest) -> Result<()> {
+        if req.query.trim().is_empty() {
+            return Err(Error::user(
+                "the query is empty; give some words, a quoted phrase or a section number",
+            ));
+        }
+        let max = strata_core::config::MAX_K;
+        if !(1..=max).contains(&req.k) {
+            return Err(Error::user(format!("k must be between 1 and {max}, got {}", req.k)));
+        }
+        if let Some(budget) = req.budget {
+            let max = strata_core::config::MAX_BUDGET;
+            if !(1..=max).contains(&budget) {
+                return Err(Error::user(format!(
+                    "the budget must be between 1 and {max} tokens, got {budget}"
+                )));
+            }
+        }
+        let merge = req.expand.auto_merge;
+        if !(merge.is_finite() && (0.0..=1.0).contains(&merge)) {
+            return Err(Error::user(format!("auto_merge must be between 0 (off) and 1, got {merge}")));
+        }
+        Ok(())
+    }
+
+    /// The retrieve stage for the request's mode.
+    fn retrieve(
+        &self,
+        req: &SearchRequest,
+        plan: &Plan,
+        depth: usize,
+        timings: &mut Timings,
+    ) -> Result<Retrieved> {
+        let single = |leg: Leg, hits: Vec<LegHit>| vec![RankedList { leg, weight: 1.0, hits }];
+        let none = |lists| Retrieved { lists, pinned: Vec::new(), vector: None, sections: Vec::new() };
+        Ok(match req.mode {
+            Mode::Hybrid | Mode::Hierarchical => self.hybrid_lists(req, plan, depth, timings)?,
+            Mode::Dense => {
+                let dense = self.dense_leg(&req.query, &req.filter, depth)?;
+                timings.embed = Some(dense.embed_ms);
+                timings.dense = Some(dense.search_ms);
+                Retrieved { vector: Some(dense.vector), ..none(single(Leg::Dense, dense.hits)) }
+            }
+            Mode::Keyword => {
+                let (hits, ms) = timed(|| retrieve::keyword(self.store, plan, &req.filter, depth));
+                timings.keyword = Some(ms);
+                none(single(Leg::Keyword, hits?))
+            }
+            Mode::Exact => {
+                let (hits, ms) =
+                    timed(|| retrieve::exact(self.store, plan, &req.filter, depth, &HashMap::new()));
+                timings.exact = Some(ms);
+                none(single(Leg::Exact, hits?.hits))
+            }
         })
     }
 
-    /// The hybrid legs' lists (keyword, exact, and dense when it can run, concurrently) and
-    /// the exact identifier hits to pin first.
+    /// The hybrid legs' lists (keyword, exact, and dense when it can run; in hierarchical
+    /// mode also the section leg), the dense leg on its own thread beside the lexical ones.
     fn hybrid_lists(
         &self,
         req: &SearchRequest,
         plan: &Plan,
         depth: usize,
         timings: &mut Timings,
-    ) -> Result<(Vec<RankedList>, Vec<String>)> {
+    ) -> Result<Retrieved> {
         let weights = &self.config.weights;
+        let with_sections = req.mode == Mode::Hierarchical && weights.sections > 0.0;
         let lexical = || -> Result<_> {
             let (kw, kw_ms) = timed(|| retrieve::keyword(self.store, plan, &req.filter, depth));
             let kw = kw?;
             let kw_rank: HashMap<String, usize> =
                 kw.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
             let (ex, ex_ms) = timed(|| retrieve::exact(self.store, plan, &req.filter, depth, &kw_rank));
-            Ok((kw, ex?, kw_ms, ex_ms))
+            let sections = if with_sections {
+                self.store.section_keyword(&req.query, &req.filter, depth)?
+            } else {
+                Vec::new()
+            };
+            Ok((kw, ex?, kw_ms, ex_ms, sections))
         };
-        // The dense leg (embedding the query is the slow part) runs beside the lexical legs.
         let run_dense = self.has_dense() && weights.dense > 0.0;
         let (lexical, dense) = std::thread::scope(|s| {
             let dense = run_dense.then(|| s.spawn(|| self.dense_leg(&req.query, &req.filter, depth)));
@@ -352,7 +322,7 @@ impl<'s> Searcher<'s> {
                 dense.map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("dense leg panicked".into()))));
             (lexical, dense)
         });
-        let ((kw, ex, kw_ms, ex_ms), dense) = (lexical?, dense.transpose()?);
+        let ((kw, ex, kw_ms, ex_ms, sections), dense) = (lexical?, dense.transpose()?);
         timings.keyword = Some(kw_ms);
         timings.exact = Some(ex_ms);
         let pinned: Vec<String> = ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
@@ -360,62 +330,176 @@ impl<'s> Searcher<'s> {
             RankedList { leg: Leg::Keyword, weight: weights.keyword, hits: kw },
             RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
         ];
+        let mut vector = None;
         if let Some(dense) = dense {
             timings.embed = Some(dense.embed_ms);
             timings.dense = Some(dense.search_ms);
             lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits: dense.hits });
+            vector = Some(dense.vector);
         }
-        Ok((lists, pinned))
+        let sections = sections.into_iter().map(|s| (s.doc, s.node)).collect();
+        Ok(Retrieved { lists, pinned, vector, sections })
     }
 
-    /// Hierarchical order: the chosen sections in rank order, each with its best chunks; and
+    /// Hierarchical order: the best sections in rank order, each with its best chunks; and
     /// each returned chunk's section rank.
     fn by_section(
         &self,
-        lists: &[RankedList],
+        req: &SearchRequest,
+        retrieved: &Retrieved,
         fused: Vec<Fused>,
-        pinned: &[String],
     ) -> Result<(Vec<Fused>, HashMap<String, usize>)> {
+        let per_section = self.config.chunks_per_section;
+        let wanted = self.config.sections.max(req.k.div_ceil(per_section));
         let mut ids: Vec<String> =
-            lists.iter().flat_map(|l| l.hits.iter().map(|h| h.chunk.clone())).collect();
+            retrieved.lists.iter().flat_map(|l| l.hits.iter().map(|h| h.chunk.clone())).collect();
         ids.sort();
         ids.dedup();
-        let section_of: HashMap<String, hierarchy::SectionKey> = self
+        let mut section_of: HashMap<String, SectionKey> = self
             .store
             .chunks(&ids)?
             .into_iter()
             .map(|c| (c.chunk.id.clone(), (c.chunk.doc.clone(), c.chunk.node)))
             .collect();
-        let picked = hierarchy::select(
-            lists,
-            &fused,
-            pinned,
+        let section_lists =
+            [SectionList { weight: self.config.weights.sections, sections: retrieved.sections.clone() }];
+        let ranked = hierarchy::rank_sections(
+            &retrieved.lists,
+            &section_lists,
+            &retrieved.pinned,
             &section_of,
             self.config.rrf_k,
-            self.config.sections,
-            self.config.chunks_per_section,
         );
+        let mut fused = fused;
+        let mut taken = vec![false; fused.len()];
+        let mut docs = Docs::new(self.store);
         let mut ordered = Vec::new();
         let mut ranks = HashMap::new();
-        for (rank, section) in picked.iter().enumerate() {
-            for &i in &section.chunks {
-                ranks.insert(fused[i].chunk.clone(), rank + 1);
+        let mut picked = 0usize;
+        // Subtrees already returned: a section inside one is not returned again (its best
+        // chunks were offered to the section above it).
+        let mut returned: Vec<(DocId, NodeId, NodeId)> = Vec::new();
+        // The wanted sections at least, and more while the hits do not reach k.
+        for section in ranked {
+            if picked >= wanted && ordered.len() >= req.k {
+                break;
+            }
+            let (doc, node) = &section.key;
+            if returned.iter().any(|(d, first, last)| d == doc && (*first..=*last).contains(node)) {
+                continue;
+            }
+            let Some(meta) = docs.meta(doc.as_str())? else { continue };
+            let last = crate::navigate::last_descendant(&meta.document, *node);
+            // A section inside the filter's subtree only (section legs honour the filter,
+            // but an ancestor's subtree may reach outside it).
+            let (first, last) = match (&req.filter.doc, req.filter.nodes) {
+                (Some(d), Some((lo, hi))) if d == doc => ((*node).max(lo), last.min(hi)),
+                _ => (*node, last),
+            };
+            let mut chosen =
+                hierarchy::assign(&fused, &section_of, doc, (first, last), per_section, &mut taken);
+            if chosen.is_empty() {
+                // Found by its profile only: its best chunks by a search inside it.
+                let inside =
+                    Filter { doc: Some(doc.clone()), nodes: Some((first, last)), kind: req.filter.kind };
+                let hits = self.store.keyword(&req.query, &inside, per_section)?;
+                let hits = if hits.is_empty() {
+                    self.store
+                        .chunks_of(doc, Some((first, last)))?
+                        .into_iter()
+                        .filter(|c| req.filter.kind.is_none_or(|k| c.chunk.kind == k))
+                        .take(per_section)
+                        .map(|c| LegHit { chunk: c.chunk.id, score: 0.0 })
+                        .collect()
+                } else {
+                    hits
+                };
+                for hit in hits {
+                    if fused.iter().any(|f| f.chunk == hit.chunk) {
+                        continue;
+                    }
+                    section_of.insert(hit.chunk.clone(), (doc.clone(), first));
+                    fused.push(Fused { chunk: hit.chunk, score: 0.0, legs: Default::default() });
+                    taken.push(true);
+                    chosen.push(fused.len() - 1);
+                }
+            }
+            if chosen.is_empty() {
+                continue;
+            }
+            returned.push((doc.clone(), first, last));
+            picked += 1;
+            for i in chosen {
+                ranks.insert(fused[i].chunk.clone(), picked);
                 ordered.push(fused[i].clone());
             }
         }
         Ok((ordered, ranks))
     }
-
-    fn fuse(&self, lists: &[RankedList], timings: &mut Timings) -> Vec<Fused> {
-        let (fused, ms) = timed(|| Rrf { k: self.config.rrf_k }.fuse(lists));
-        timings.fuse = ms;
-        fused
-    }
 }
 
-/// What the dense leg found, and the time it took.
+/// The context's blocks in importance order: hits by rank, each followed by the definitions
+/// it uses (those the query names right after the first hit), then the references.
+fn blocks(docs: &mut Docs<'_>, r: &SearchResponse) -> Result<Vec<Block>> {
+    let mut label = |doc: &str, pages: strata_core::PageRange| -> Result<(String, String)> {
+        Ok(match docs.meta(doc)? {
+            Some(m) => (m.document.page_label(pages.first), m.document.page_label(pages.last)),
+            None => (pages.first.to_string(), pages.last.to_string()),
+        })
+    };
+    let mut defs: Vec<Block> = Vec::new();
+    for (i, d) in r.definitions.iter().enumerate() {
+        let (a, b) = label(&d.doc_id, d.pages)?;
+        let citation = assemble::citation(&d.doc_title, &d.heading_path, (&a, &b));
+        defs.push(Block {
+            item: Item::Definition(i),
+            group: d.doc_title.clone(),
+            position: (d.doc_id.clone(), d.span.start),
+            citation,
+            text: format!("{}: {}", d.term, d.text),
+        });
+    }
+    let mut out = Vec::new();
+    let mut placed = vec![false; defs.len()];
+    for (i, h) in r.hits.iter().enumerate() {
+        let (a, b) = label(&h.doc_id, h.pages)?;
+        out.push(Block {
+            item: Item::Hit(i),
+            group: h.doc_title.clone(),
+            position: (h.doc_id.clone(), h.span.start),
+            citation: assemble::citation(&h.doc_title, &h.heading_path, (&a, &b)),
+            text: h.text.clone(),
+        });
+        for (j, d) in r.definitions.iter().enumerate() {
+            let due = (i == 0 && d.in_query) || d.used_by.contains(&h.chunk_id);
+            if due && !placed[j] {
+                placed[j] = true;
+                out.push(defs[j].clone());
+            }
+        }
+    }
+    out.extend(defs.iter().zip(&placed).filter(|(_, p)| !**p).map(|(d, _)| d.clone()));
+    for (i, x) in r.references.iter().enumerate() {
+        let (a, b) = label(&x.doc_id, x.pages)?;
+        out.push(Block {
+            item: Item::Reference(i),
+            group: x.doc_title.clone(),
+            position: (x.doc_id.clone(), x.span.start),
+            citation: format!(
+                "{} (referred to as {:?})",
+                assemble::citation(&x.doc_title, &x.heading_path, (&a, &b)),
+                x.raw
+            ),
+            text: x.text.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// What the dense leg found, the query vector, and the time it took.
 struct DenseLeg {
-    hits: Vec<strata_index::LegHit>,
+    hits: Vec<LegHit>,
+    vector: Vec<f32>,
     embed_ms: f64,
     search_ms: f64,
 }

@@ -1,0 +1,402 @@
+//! Hierarchical retrieval, expansion and assembly on the real corpus (lexical legs; the
+//! dense variants are in `dense.rs`).
+//!
+//! The properties every test here holds the searcher to:
+//!
+//! 1. A query that names `Section 9.3.1` of RFC 9110 returns that section first in every
+//!    mode that runs the exact leg (exact, hybrid, hierarchical).
+//! 2. A query that uses a term Title 35 defines attaches that definition, cited to its
+//!    section (§100. Definitions).
+//! 3. Hierarchical results (hits, definitions and references alike) never cite a section
+//!    outside the `--doc` / subtree filter.
+//! 4. Every returned span lies inside its cited section and its cited pages, and every
+//!    highlight lies inside its hit, for every mode and expansion (checked on generated
+//!    queries with proptest).
+//! 5. The assembled context never exceeds its budget, and its token count is exact.
+//! 6. Hierarchical mode groups hits by section: section ranks never decrease down the list,
+//!    and each section contributes at most `chunks_per_section` hits.
+//!
+//! Ranking snapshots of hierarchical mode are reviewed against the same properties.
+
+mod common;
+
+use std::sync::{Arc, OnceLock};
+
+use common::{corpus, json};
+use proptest::prelude::*;
+use strata_core::config::SearchConfig;
+use strata_core::NodeId;
+use strata_index::{EmbeddedStore, Filter, StoreRead};
+use strata_ingest::tokenize::{Cl100k, Tokenizer};
+use strata_search::{navigate, Expand, Mode, SearchRequest, SearchResponse, Searcher, Unit};
+
+struct Ingested {
+    _dir: tempfile::TempDir,
+    index: std::path::PathBuf,
+}
+
+fn ingested() -> Option<&'static Ingested> {
+    static INDEX: OnceLock<Option<Ingested>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            let corpus = corpus()?;
+            let dir = tempfile::tempdir().unwrap();
+            let index = dir.path().join("index");
+            let files = [
+                "html/rfc9110-http-semantics.html",
+                "html/usc-title35-patents.htm",
+                "html/usc-title09-arbitration.htm",
+                "txt/rfc7231-http11-semantics.txt",
+                "markdown/uslm-user-guide.md",
+            ];
+            let paths: Vec<String> = files.iter().map(|f| corpus.join(f).display().to_string()).collect();
+            let mut args = vec!["ingest"];
+            args.extend(paths.iter().map(String::as_str));
+            let summary = json(&index, &args);
+            assert_eq!(summary["failed"], 0, "{summary:#}");
+            Some(Ingested { _dir: dir, index })
+        })
+        .as_ref()
+}
+
+fn store() -> Option<EmbeddedStore> {
+    Some(EmbeddedStore::open(&ingested()?.index).unwrap())
+}
+
+fn searcher(store: &EmbeddedStore) -> Searcher<'_> {
+    Searcher::new(store, SearchConfig::default())
+        .unwrap()
+        .with_tokenizer(Arc::new(Cl100k::new().unwrap()))
+        .unwrap()
+}
+
+const MODES: [Mode; 4] = [Mode::Keyword, Mode::Exact, Mode::Hybrid, Mode::Hierarchical];
+
+#[test]
+fn section_9_3_1_of_rfc9110_comes_first_in_every_mode_with_exact() {
+    let Some(store) = store() else { return };
+    let s = searcher(&store);
+    let rfc9110 = navigate::resolve_doc(&store, "rfc9110").unwrap();
+    for query in ["Section 9.3.1 of RFC 9110", "section 9.3.1 GET"] {
+        for mode in MODES.into_iter().filter(|m| m.has_exact()) {
+            for filter in [Filter::default(), Filter { doc: Some(rfc9110.clone()), ..Filter::default() }] {
+                let r = s.search(&SearchRequest::new(query, mode, 5).with_filter(filter.clone())).unwrap();
+                let first = r.hits.first().unwrap_or_else(|| panic!("{query:?} {mode:?}: no hits"));
+                if filter.doc.is_some() {
+                    assert_eq!(first.doc_id, rfc9110.as_str(), "{query:?} {mode:?}");
+                }
+                assert_eq!(
+                    first.section_number.as_deref(),
+                    Some("9.3.1"),
+                    "{query:?} {mode:?}: {}",
+                    first.chunk_id
+                );
+                assert!(first.heading_path.last().unwrap().contains("GET"), "{:?}", first.heading_path);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_term_defined_in_title_35_attaches_its_definition() {
+    let Some(store) = store() else { return };
+    let s = searcher(&store);
+    for mode in MODES {
+        let r = s
+            .search(&SearchRequest::new("the effective filing date of a claimed invention", mode, 5))
+            .unwrap();
+        let def =
+            r.definitions.iter().find(|d| d.normalized == "effective filing date").unwrap_or_else(|| {
+                panic!("{mode:?}: no definition of effective filing date in {:#?}", r.definitions)
+            });
+        assert!(def.in_query);
+        assert!(def.doc_title.contains("TITLE 35"), "{}", def.doc_title);
+        assert!(def.heading_path.last().unwrap().contains("§100. Definitions"), "{:?}", def.heading_path);
+        assert!(def.text.contains("effective filing date"), "{}", def.text);
+        // Listed once, and in the context block under its citation.
+        assert_eq!(r.definitions.iter().filter(|d| d.span == def.span).count(), 1);
+        let context = r.context.as_ref().unwrap();
+        assert!(context.text.contains("## Definitions"), "{mode:?}: {}", context.text);
+        assert!(context.text.contains("§100. Definitions, p. 1] effective filing date"), "{}", context.text);
+    }
+    // A hit that uses a defined term brings its definition from its own document.
+    let r = s
+        .search(&SearchRequest::new("conditions for patentability novelty prior art", Mode::Hybrid, 5))
+        .unwrap();
+    assert!(
+        r.definitions.iter().any(|d| !d.used_by.is_empty() && d.doc_title.contains("TITLE 35")),
+        "{:#?}",
+        r.definitions
+    );
+    for d in &r.definitions {
+        for id in &d.used_by {
+            let hit = r.hits.iter().find(|h| &h.chunk_id == id).unwrap();
+            assert_eq!(hit.doc_id, d.doc_id, "a hit's term is defined from its own document");
+        }
+    }
+}
+
+/// Every hit, definition and reference of `r` lies inside `filter`.
+fn assert_inside(store: &EmbeddedStore, r: &SearchResponse, filter: &Filter, what: &str) {
+    let Some(doc) = &filter.doc else { return };
+    let meta = store.document_meta(doc).unwrap().unwrap();
+    let (first, last) = filter.nodes.unwrap_or((NodeId::ROOT, NodeId((meta.document.tree.len() - 1) as u32)));
+    let subtree = meta.document.tree.get(first).unwrap().subtree;
+    let inside = |node: &str| NodeId::parse(node).is_some_and(|n| (first..=last).contains(&n));
+    for h in &r.hits {
+        assert_eq!(&h.doc_id, doc.as_str(), "{what}: hit {}", h.chunk_id);
+        assert!(
+            inside(&h.node_id),
+            "{what}: hit {} cites node {} outside {first}..={last}",
+            h.chunk_id,
+            h.node_id
+        );
+        assert!(
+            subtree.start <= h.span.start && h.span.end <= subtree.end,
+            "{what}: hit {} span {}",
+            h.chunk_id,
+            h.span
+        );
+    }
+    for d in &r.definitions {
+        assert_eq!(&d.doc_id, doc.as_str(), "{what}: definition {}", d.term);
+        assert!(inside(&d.node_id), "{what}: definition {} in node {}", d.term, d.node_id);
+    }
+    for x in &r.references {
+        assert!(inside(&x.node_id), "{what}: reference {} to node {}", x.raw, x.node_id);
+    }
+}
+
+#[test]
+fn hierarchical_results_never_cite_outside_the_filter() {
+    let Some(store) = store() else { return };
+    let s = searcher(&store);
+    let mut filters = Vec::new();
+    for target in ["rfc9110#9", "rfc9110#15", "usc-title35#100", "usc-title35", "uslm-user-guide"] {
+        let (stored, node) = navigate::resolve_node(&store, target).unwrap();
+        let last = navigate::last_descendant(&stored.document, node);
+        let nodes = (node != NodeId::ROOT).then_some((node, last));
+        filters.push((target, Filter { doc: Some(stored.document.id.clone()), nodes, kind: None }));
+    }
+    let queries = [
+        "what does invention mean",
+        "section 102",
+        "GET request caching",
+        "error status codes",
+        "element attributes",
+    ];
+    for (target, filter) in &filters {
+        for q in queries {
+            for pages in [None, Some(1)] {
+                let mut req = SearchRequest::new(q, Mode::Hierarchical, 10).with_filter(filter.clone());
+                req.expand.pages = pages;
+                req.expand.references = true;
+                let r = s.search(&req).unwrap();
+                assert_inside(&store, &r, filter, &format!("{target} {q:?} pages {pages:?}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn hierarchical_hits_come_grouped_by_section() {
+    let Some(store) = store() else { return };
+    let s = searcher(&store);
+    let per_section = SearchConfig::default().chunks_per_section;
+    for q in
+        ["conditional request preconditions", "arbitration agreement enforcement", "patent term extension"]
+    {
+        let r = s.search(&SearchRequest::new(q, Mode::Hierarchical, 12).ranking_only()).unwrap();
+        assert!(r.hits.len() >= 10, "{q}: {} hits", r.hits.len());
+        let ranks: Vec<usize> = r.hits.iter().map(|h| h.section_rank.unwrap()).collect();
+        assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{q}: {ranks:?}");
+        for rank in 1..=*ranks.last().unwrap() {
+            assert!(ranks.iter().filter(|&&x| x == rank).count() <= per_section, "{q}: {ranks:?}");
+        }
+    }
+}
+
+#[test]
+fn auto_merge_returns_a_section_whole_and_pages_return_whole_pages() {
+    let Some(store) = store() else { return };
+    let s = searcher(&store);
+    // RFC 7231 (paginated text): a page range around the GET section.
+    let mut req =
+        SearchRequest::new("GET method transfer a current selected representation", Mode::Hybrid, 3);
+    req.expand.pages = Some(0);
+    let r = s.search(&req).unwrap();
+    let paged = r.hits.iter().find(|h| h.doc_title.contains("7231")).expect("an RFC 7231 hit");
+    assert_eq!(paged.unit, Unit::Pages);
+    let doc = store.document(&strata_core::DocId(paged.doc_id.clone())).unwrap().unwrap().document;
+    let first = doc.pages.iter().find(|p| p.number == paged.pages.first).unwrap();
+    assert_eq!(paged.span.start, first.span.start, "starts at the top of its first page");
+    // A section whose chunks are all hits comes back once, as the whole section.
+    let mut req = SearchRequest::new("section 9.3.1", Mode::Hybrid, 5);
+    req.expand.auto_merge = 0.5;
+    let r = s.search(&req).unwrap();
+    let top = &r.hits[0];
+    let node = NodeId::parse(&top.node_id).unwrap();
+    let chunks = store.chunks_of(&strata_core::DocId(top.doc_id.clone()), Some((node, node))).unwrap();
+    if chunks.len() > 1 {
+        assert_eq!(top.unit, Unit::Section);
+        assert_eq!(top.span.start, chunks[0].chunk.span.start);
+        assert_eq!(top.span.end, chunks.last().unwrap().chunk.span.end);
+        assert!(
+            r.hits[1..].iter().all(|h| !(h.doc_id == top.doc_id && top.span.overlaps(h.span))),
+            "deduped"
+        );
+    }
+    assert_eq!(r.hits.len(), 5, "merged places are filled");
+}
+
+#[test]
+fn the_context_fits_its_budget_exactly() {
+    let Some(store) = store() else { return };
+    let s = searcher(&store);
+    let cl100k = Cl100k::new().unwrap();
+    for budget in [60, 300, 1000, 4000] {
+        for q in ["what is an invention", "stay of proceedings pending arbitration"] {
+            let mut req = SearchRequest::new(q, Mode::Hierarchical, 10);
+            req.budget = Some(budget);
+            let c = s.search(&req).unwrap().context.unwrap();
+            assert!(c.tokens <= budget, "{q} {budget}: {} tokens", c.tokens);
+            assert_eq!(c.tokens, cl100k.count(&c.text), "exact count");
+            assert!(!c.hits.is_empty() || budget < 100, "{q} {budget}: nothing packed");
+        }
+    }
+}
+
+/// Checks property 4 on one response.
+fn assert_spans_inside_sections_and_pages(
+    store: &EmbeddedStore,
+    r: &SearchResponse,
+) -> Result<(), TestCaseError> {
+    for h in &r.hits {
+        let doc = store.document_meta(&strata_core::DocId(h.doc_id.clone())).unwrap().unwrap().document;
+        let node = doc.tree.get(NodeId::parse(&h.node_id).unwrap()).unwrap();
+        prop_assert!(
+            node.subtree.start <= h.span.start && h.span.end <= node.subtree.end,
+            "{} ({:?}) span {} outside its section {} {}",
+            h.chunk_id,
+            h.unit,
+            h.span,
+            node.id,
+            node.subtree
+        );
+        prop_assert_eq!(&h.heading_path, &doc.tree.heading_path(node.id));
+        let pages = doc.pages_of(h.span);
+        prop_assert!(
+            h.pages.first <= pages.first && pages.last <= h.pages.last,
+            "{} pages {} vs {}",
+            h.chunk_id,
+            h.pages,
+            pages
+        );
+        prop_assert_eq!(h.text.len(), h.span.len());
+        for hl in &h.highlights {
+            prop_assert!(
+                h.span.start <= hl.span.start && hl.span.end <= h.span.end,
+                "highlight {} outside {}",
+                hl.span,
+                h.span
+            );
+            prop_assert_eq!(
+                &h.text[hl.span.start - h.span.start..hl.span.end - h.span.start],
+                hl.text.as_str()
+            );
+        }
+    }
+    for d in &r.definitions {
+        let doc = store.document_meta(&strata_core::DocId(d.doc_id.clone())).unwrap().unwrap().document;
+        let node = doc.tree.get(NodeId::parse(&d.node_id).unwrap()).unwrap();
+        prop_assert!(
+            node.subtree.start <= d.span.start && d.span.end <= node.subtree.end,
+            "definition {}",
+            d.term
+        );
+    }
+    Ok(())
+}
+
+const WORDS: &[&str] = &[
+    "request",
+    "response",
+    "cache",
+    "invention",
+    "patent",
+    "arbitration",
+    "award",
+    "section",
+    "102",
+    "9.3.1",
+    "§ 4.2",
+    "filing",
+    "date",
+    "method",
+    "header",
+    "element",
+    "attribute",
+    "court",
+    "agreement",
+    "status",
+    "\"prior art\"",
+    "client",
+    "server",
+    "definition",
+    "term",
+    "fee",
+    "application",
+    "GET",
+    "range",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_span_lies_inside_its_cited_section_and_pages(
+        words in proptest::collection::vec(proptest::sample::select(WORDS), 1..5),
+        mode in proptest::sample::select(&MODES[..]),
+        pages in proptest::option::of(0u32..2),
+        merge in proptest::sample::select(&[0.0, 0.5, 1.0][..]),
+        k in 1usize..15,
+    ) {
+        let Some(store) = store() else { return Ok(()) };
+        let s = searcher(&store);
+        let mut req = SearchRequest::new(words.join(" "), mode, k);
+        req.expand = Expand { auto_merge: merge, pages, references: true, ..Expand::default() };
+        let r = s.search(&req).unwrap();
+        prop_assert!(r.hits.len() <= k);
+        assert_spans_inside_sections_and_pages(&store, &r)?;
+    }
+}
+
+/// Hierarchical mode on the corpus, top 8 with section ranks. Reviewed against the
+/// properties in the module doc (1, 3 and 6 in particular).
+#[test]
+fn hierarchical_ranking_snapshots() {
+    let Some(store) = store() else { return };
+    let s = searcher(&store);
+    let queries = [
+        "section 102(b)",
+        "how does a client make a request conditional",
+        "stay of proceedings pending arbitration",
+        "patent term adjustment for delays",
+        "definition of invention",
+    ];
+    let mut out = String::new();
+    for q in queries {
+        let r = s.search(&SearchRequest::new(q, Mode::Hierarchical, 8).ranking_only()).unwrap();
+        out.push_str(&format!("query: {q}\n"));
+        for h in &r.hits {
+            let ordinal = h.chunk_id.rsplit(':').next().unwrap();
+            out.push_str(&format!(
+                "  s{} {} [{ordinal}] {}\n",
+                h.section_rank.unwrap(),
+                h.doc_title,
+                h.heading_path.last().map(String::as_str).unwrap_or("(start)"),
+            ));
+        }
+    }
+    insta::assert_snapshot!("hierarchical_top8", out);
+}

@@ -1,0 +1,203 @@
+//! The sentence level: which sentences of a returned passage answer the query.
+//!
+//! No sentence index is kept. The passages a search returns are split into sentences (the
+//! same splitter the chunker uses) and each sentence is scored against the query:
+//!
+//! - **dense**, when the searcher has the query embedder: the inner product of the sentence's
+//!   embedding with the query vector the dense leg already made. At most
+//!   [`DENSE_SENTENCES`] sentences per search are embedded, taken from the passages in rank
+//!   order, so the cost stays bounded (one batch of short texts);
+//! - **BM25** over the sentences of all returned passages (the passages are the collection:
+//!   term frequency in the sentence, inverse document frequency across those sentences,
+//!   English stemming as the keyword leg does). With a dense score it only breaks near-ties
+//!   (it adds at most [`LEXICAL_TIE_BREAK`]); without one it is the score.
+//!
+//! A passage's best `per_hit` sentences come back, best first, as byte spans of the
+//! document's text. A sentence with no dense score and no query term is never a highlight.
+
+use std::collections::{HashMap, HashSet};
+
+use strata_core::{Result, Span};
+use strata_embed::Embedder;
+use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer};
+
+/// Most sentences embedded per search for dense sentence scores.
+pub const DENSE_SENTENCES: usize = 64;
+/// The most BM25 adds to a dense sentence score (BM25 scaled to 0..=1 within the passage).
+pub const LEXICAL_TIE_BREAK: f32 = 0.05;
+/// Sentences shorter than this many bytes (list markers, lone numbers) are not highlighted.
+const MIN_SENTENCE_BYTES: usize = 12;
+
+/// One highlighted sentence.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Highlight {
+    /// Byte span in the document's text.
+    pub span: Span,
+    /// The sentence, trimmed.
+    pub text: String,
+    /// Its score: the dense inner product plus the BM25 tie-break, or BM25 alone.
+    pub score: f32,
+}
+
+/// A passage to highlight: its text and where it starts in the document.
+pub struct Passage<'a> {
+    /// The passage's text.
+    pub text: &'a str,
+    /// Byte offset of `text` in the document.
+    pub start: usize,
+}
+
+/// The English stemming analyzer, as the keyword leg's `en_stem`.
+fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+fn terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while let Some(t) = stream.next() {
+        out.push(t.text.clone());
+    }
+    out
+}
+
+/// Scores the sentences of `passages` against `query` and returns up to `per_hit`
+/// highlights per passage, best first. `dense` is the query vector and its embedder, when
+/// the dense leg ran.
+pub fn highlight(
+    query: &str,
+    passages: &[Passage<'_>],
+    per_hit: usize,
+    dense: Option<(&[f32], &dyn Embedder)>,
+) -> Result<Vec<Vec<Highlight>>> {
+    if per_hit == 0 {
+        return Ok(passages.iter().map(|_| Vec::new()).collect());
+    }
+    let mut analyzer = analyzer();
+    let query_terms: HashSet<String> = terms(&mut analyzer, query).into_iter().collect();
+    // Sentences of every passage, with their terms.
+    struct Sentence {
+        passage: usize,
+        span: Span,
+        terms: Vec<String>,
+    }
+    let mut sentences = Vec::new();
+    for (p, passage) in passages.iter().enumerate() {
+        let whole = Span::new(0, passage.text.len());
+        for s in strata_ingest::sentence::sentences(passage.text, whole) {
+            let text = s.slice(passage.text);
+            let trimmed = text.trim();
+            if trimmed.len() < MIN_SENTENCE_BYTES {
+                continue;
+            }
+            let lead = text.len() - text.trim_start().len();
+            let span =
+                Span::new(passage.start + s.start + lead, passage.start + s.start + lead + trimmed.len());
+            sentences.push(Sentence { passage: p, span, terms: terms(&mut analyzer, trimmed) });
+        }
+    }
+    if sentences.is_empty() {
+        return Ok(passages.iter().map(|_| Vec::new()).collect());
+    }
+    // BM25 with the sentences as the collection (k1 = 1.2, b = 0.75).
+    let n = sentences.len() as f32;
+    let avg_len = sentences.iter().map(|s| s.terms.len()).sum::<usize>() as f32 / n;
+    let mut df: HashMap<&str, usize> = HashMap::new();
+    for s in &sentences {
+        let unique: HashSet<&str> = s.terms.iter().map(String::as_str).collect();
+        for t in unique.into_iter().filter(|t| query_terms.contains(*t)) {
+            *df.entry(t).or_default() += 1;
+        }
+    }
+    let bm25: Vec<f32> = sentences
+        .iter()
+        .map(|s| {
+            let len = s.terms.len() as f32;
+            df.iter()
+                .map(|(term, &df)| {
+                    let tf = s.terms.iter().filter(|t| t == term).count() as f32;
+                    let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+                    idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / avg_len.max(1.0)))
+                })
+                .sum()
+        })
+        .collect();
+    // Dense scores for the first sentences in rank order.
+    let mut dense_scores: Vec<Option<f32>> = vec![None; sentences.len()];
+    if let Some((vector, embedder)) = dense {
+        let take = sentences.len().min(DENSE_SENTENCES);
+        let texts: Vec<&str> = sentences[..take]
+            .iter()
+            .map(|s| s.span.slice_from(passages[s.passage].text, passages[s.passage].start))
+            .collect();
+        let embedded = embedder.embed_passages(&texts)?;
+        for (i, row) in embedded.rows().enumerate() {
+            dense_scores[i] = Some(row.iter().zip(vector).map(|(a, b)| a * b).sum());
+        }
+    }
+    let mut out: Vec<Vec<Highlight>> = passages.iter().map(|_| Vec::new()).collect();
+    let mut best_bm25 = vec![0f32; passages.len()];
+    for (s, &b) in sentences.iter().zip(&bm25) {
+        best_bm25[s.passage] = best_bm25[s.passage].max(b);
+    }
+    for (i, s) in sentences.iter().enumerate() {
+        let lexical = if best_bm25[s.passage] > 0.0 { bm25[i] / best_bm25[s.passage] } else { 0.0 };
+        let score = match dense_scores[i] {
+            Some(d) => d + LEXICAL_TIE_BREAK * lexical,
+            None if bm25[i] > 0.0 => bm25[i],
+            None => continue,
+        };
+        let passage = &passages[s.passage];
+        out[s.passage].push(Highlight {
+            span: s.span,
+            text: s.span.slice_from(passage.text, passage.start).to_string(),
+            score,
+        });
+    }
+    for list in &mut out {
+        list.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.span.start.cmp(&b.span.start)));
+        list.truncate(per_hit);
+    }
+    Ok(out)
+}
+
+/// Slicing a document span out of a passage that starts at `start` in the document.
+trait SliceFrom {
+    fn slice_from<'t>(&self, passage: &'t str, start: usize) -> &'t str;
+}
+
+impl SliceFrom for Span {
+    fn slice_from<'t>(&self, passage: &'t str, start: usize) -> &'t str {
+        &passage[self.start - start..self.end - start]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_highlights_pick_the_sentences_with_the_query_terms() {
+        let text = "The server sends a response. Retries use exponential backoff after a failure. \
+                    Clients should cache results.";
+        let passages = [Passage { text, start: 100 }];
+        let out = highlight("how do retries back off", &passages, 2, None).unwrap();
+        assert_eq!(out.len(), 1);
+        let best = &out[0][0];
+        assert_eq!(best.text, "Retries use exponential backoff after a failure.");
+        // The span is a span of the document: the passage starts at 100.
+        assert_eq!(&text[best.span.start - 100..best.span.end - 100], best.text);
+        assert_eq!(out[0].len(), 1, "sentences without a query term are not highlights");
+    }
+
+    #[test]
+    fn no_highlights_when_turned_off_or_nothing_matches() {
+        let passages = [Passage { text: "Nothing to see in this sentence at all.", start: 0 }];
+        assert!(highlight("query", &passages, 0, None).unwrap()[0].is_empty());
+        assert!(highlight("zyzzyva", &passages, 3, None).unwrap()[0].is_empty());
+    }
+}

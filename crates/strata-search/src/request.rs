@@ -1,0 +1,158 @@
+//! What a search asks for: the query, the mode, the filter and how to expand and assemble.
+
+use serde::Serialize;
+use strata_core::config::SearchConfig;
+use strata_core::{Error, Result};
+use strata_index::Filter;
+
+/// Search modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// BM25 only.
+    Keyword,
+    /// Section numbers, defined terms and quoted phrases only.
+    Exact,
+    /// Keyword, exact and dense fused; exact hits first for identifier queries.
+    Hybrid,
+    /// Embeddings only (needs a dense index).
+    Dense,
+    /// The best sections (section legs fused with the chunk evidence under each), then the
+    /// best chunks inside each, then their sentences.
+    Hierarchical,
+}
+
+impl Mode {
+    /// Parses a mode name; the error lists the valid ones.
+    pub fn parse(s: &str) -> Result<Mode> {
+        Ok(match s {
+            "keyword" => Mode::Keyword,
+            "exact" => Mode::Exact,
+            "hybrid" => Mode::Hybrid,
+            "dense" => Mode::Dense,
+            "hierarchical" => Mode::Hierarchical,
+            other => {
+                return Err(Error::user(format!(
+                    "unknown mode {other:?}; use one of {}",
+                    strata_core::config::MODES.join(", ")
+                )))
+            }
+        })
+    }
+
+    /// True when the mode runs the exact leg.
+    pub fn has_exact(self) -> bool {
+        matches!(self, Mode::Exact | Mode::Hybrid | Mode::Hierarchical)
+    }
+}
+
+/// Order of the hits in the assembled context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// Grouped by document (documents by their best hit), in document order inside each.
+    #[default]
+    Position,
+    /// Best first.
+    Score,
+}
+
+impl Order {
+    /// Parses `position` or `score`.
+    pub fn parse(s: &str) -> Result<Order> {
+        match s {
+            "position" => Ok(Order::Position),
+            "score" => Ok(Order::Score),
+            other => Err(Error::user(format!("unknown order {other:?}; use position or score"))),
+        }
+    }
+}
+
+/// How hits are expanded after fusion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expand {
+    /// Auto-merge: a section is returned whole when at least this share of its chunks are
+    /// hits. 0 turns merging off.
+    pub auto_merge: f64,
+    /// Whole pages around each hit: `Some(n)` returns the pages a hit touches and `n` pages
+    /// on each side (clipped to the filter's subtree). `None` keeps passages as found.
+    pub pages: Option<u32>,
+    /// Attach definitions of the defined terms in the query and in the hits.
+    pub definitions: bool,
+    /// Attach the sections the hits refer to (one hop).
+    pub references: bool,
+    /// Sentences highlighted per hit; 0 for none.
+    pub highlights: usize,
+}
+
+impl Default for Expand {
+    fn default() -> Self {
+        Expand::from_config(&SearchConfig::default())
+    }
+}
+
+impl Expand {
+    /// The expansion `[search]` asks for.
+    pub fn from_config(config: &SearchConfig) -> Expand {
+        Expand {
+            auto_merge: config.auto_merge,
+            pages: None,
+            definitions: true,
+            references: config.references,
+            highlights: config.highlights,
+        }
+    }
+
+    /// No expansion at all: hits exactly as ranked (what the eval harness measures).
+    pub fn none() -> Expand {
+        Expand { auto_merge: 0.0, pages: None, definitions: false, references: false, highlights: 0 }
+    }
+}
+
+/// A search request, the same whichever front-end it came from.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// The query text.
+    pub query: String,
+    /// Mode.
+    pub mode: Mode,
+    /// Number of results, 1 to [`strata_core::config::MAX_K`].
+    pub k: usize,
+    /// Restrictions.
+    pub filter: Filter,
+    /// Expansion after fusion.
+    pub expand: Expand,
+    /// Tokens of the assembled context; `None` assembles none.
+    pub budget: Option<usize>,
+    /// Order of the hits in the context.
+    pub order: Order,
+}
+
+impl SearchRequest {
+    /// A request with the default expansion and budget of [`SearchConfig::default`].
+    pub fn new(query: impl Into<String>, mode: Mode, k: usize) -> SearchRequest {
+        let config = SearchConfig::default();
+        SearchRequest {
+            query: query.into(),
+            mode,
+            k,
+            filter: Filter::default(),
+            expand: Expand::from_config(&config),
+            budget: Some(config.budget),
+            order: Order::default(),
+        }
+    }
+
+    /// The request with a filter.
+    pub fn with_filter(mut self, filter: Filter) -> SearchRequest {
+        self.filter = filter;
+        self
+    }
+
+    /// The ranked hits only: no expansion, no highlights, no context.
+    pub fn ranking_only(mut self) -> SearchRequest {
+        self.expand = Expand::none();
+        self.budget = None;
+        self
+    }
+}

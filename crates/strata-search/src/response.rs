@@ -1,0 +1,236 @@
+//! What a search returns: hits with citations and highlights, the definitions and references
+//! attached to them, the assembled context, and the time spent per stage.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use strata_core::{ChunkKind, PageRange, Span};
+
+use crate::fuse::{Leg, LegRank};
+use crate::highlight::Highlight;
+use crate::plan::Plan;
+use crate::request::Mode;
+
+/// What a hit covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// One chunk.
+    #[default]
+    Chunk,
+    /// A whole section's own text (auto-merged from its chunks).
+    Section,
+    /// Whole pages around the chunks found (`--pages`).
+    Pages,
+}
+
+/// One result.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    /// Chunk id (the best chunk of a merged section or of a page range).
+    pub chunk_id: String,
+    /// What the hit covers.
+    pub unit: Unit,
+    /// For a section or page range: the chunks found in it, best first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub merged: Vec<String>,
+    /// Document id.
+    pub doc_id: String,
+    /// Document title.
+    pub doc_title: String,
+    /// Source path.
+    pub source_path: String,
+    /// Node id of the section (`0042`).
+    pub node_id: String,
+    /// Heading path from the top section down.
+    pub heading_path: Vec<String>,
+    /// Section number key of the chunk's section, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section_number: Option<String>,
+    /// Pages.
+    pub pages: PageRange,
+    /// Byte span in the document text.
+    pub span: Span,
+    /// Chunk kind.
+    pub kind: ChunkKind,
+    /// Fused score.
+    pub score: f64,
+    /// Hierarchical mode: the rank (from 1) of the hit's section among the sections returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section_rank: Option<usize>,
+    /// Rank (from 1) and the leg's own score, per leg that found the chunk.
+    pub legs: BTreeMap<Leg, LegRank>,
+    /// The text of `span`.
+    pub text: String,
+    /// The chunk's generated context (contextual retrieval), when it has one; indexed, never
+    /// part of `text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// The sentences that best answer the query, best first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub highlights: Vec<Highlight>,
+    /// Defined terms of the document that the hit uses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<String>,
+    /// Indexes into the document's references of the references inside the hit.
+    #[serde(skip)]
+    pub(crate) references: Vec<u32>,
+}
+
+/// A definition attached to a response.
+#[derive(Debug, Clone, Serialize)]
+pub struct AttachedDefinition {
+    /// The term as written.
+    pub term: String,
+    /// Its normalized form.
+    pub normalized: String,
+    /// The defining text.
+    pub text: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Document title.
+    pub doc_title: String,
+    /// Node id of the section holding the definition.
+    pub node_id: String,
+    /// Heading path of that section.
+    pub heading_path: Vec<String>,
+    /// Pages.
+    pub pages: PageRange,
+    /// Byte span of the definition.
+    pub span: Span,
+    /// True when the query names the term; false when only hits use it.
+    pub in_query: bool,
+    /// Chunk ids of the hits that use the term.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub used_by: Vec<String>,
+    /// True when another document defines the same term differently.
+    pub conflict: bool,
+}
+
+/// A section a hit refers to, attached with `references`.
+#[derive(Debug, Clone, Serialize)]
+pub struct AttachedReference {
+    /// The reference as written (`section 4.2`).
+    pub raw: String,
+    /// Chunk id of the hit it appears in.
+    pub from_chunk: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Document title.
+    pub doc_title: String,
+    /// Node id of the section it resolves to.
+    pub node_id: String,
+    /// Heading path of that section.
+    pub heading_path: Vec<String>,
+    /// Pages of that section's own text.
+    pub pages: PageRange,
+    /// Byte span of that section's own text.
+    pub span: Span,
+    /// The section's own text.
+    pub text: String,
+    /// False when only an ancestor of the named subsection has a heading.
+    pub exact: bool,
+}
+
+/// The hits, definitions and references packed into one block of text for a prompt.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Context {
+    /// The block: document groups with cited passages, then definitions, then references.
+    pub text: String,
+    /// Its exact length in tokens under `tokenizer`.
+    pub tokens: usize,
+    /// The budget it was packed into.
+    pub budget: usize,
+    /// The tokenizer that counted.
+    pub tokenizer: String,
+    /// Indexes into `hits` of the hits in the block, in block order.
+    pub hits: Vec<usize>,
+    /// Indexes of the hits cut short to fit the budget.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub truncated: Vec<usize>,
+    /// Indexes into `definitions` of the definitions in the block.
+    pub definitions: Vec<usize>,
+    /// Indexes into `references` of the references in the block.
+    pub references: Vec<usize>,
+}
+
+/// What a search returns.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResponse {
+    /// The query.
+    pub query: String,
+    /// Mode used.
+    pub mode: Mode,
+    /// What the planner read in the query.
+    pub plan: Plan,
+    /// Results, best first.
+    pub hits: Vec<SearchHit>,
+    /// Definitions of the defined terms in the query and the hits, listed once each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<AttachedDefinition>,
+    /// Sections the hits refer to, when asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<AttachedReference>,
+    /// The assembled context, when a budget was given and the searcher has a tokenizer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
+    /// Milliseconds spent.
+    pub took_ms: f64,
+    /// Milliseconds per stage.
+    pub timings: Timings,
+}
+
+/// Milliseconds spent in each stage of one search; `None` for a stage that did not run. In
+/// hybrid mode the dense stages run beside the lexical ones, so the stages may add up to
+/// more than the total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Timings {
+    /// Reading the query (identifiers, phrases, terms).
+    pub plan: f64,
+    /// Embedding the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embed: Option<f64>,
+    /// Vector search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dense: Option<f64>,
+    /// BM25.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyword: Option<f64>,
+    /// Identifiers, phrases and terms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<f64>,
+    /// Fusing the legs' lists.
+    pub fuse: f64,
+    /// Hierarchical mode: the section legs, ranking sections and picking their chunks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sections: Option<f64>,
+    /// Loading the returned chunks.
+    pub fetch: f64,
+    /// Auto-merge, pages, dedupe, definitions and references.
+    pub expand: f64,
+    /// Sentence highlights (embedding the sentences included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub highlight: Option<f64>,
+    /// Packing the context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assemble: Option<f64>,
+    /// The whole search.
+    pub total: f64,
+}
+
+impl Timings {
+    /// The stages that ran, by name, in pipeline order.
+    pub fn stages(&self) -> Vec<(&'static str, f64)> {
+        let mut stages = vec![("plan", self.plan)];
+        let optional =
+            [("embed", self.embed), ("dense", self.dense), ("keyword", self.keyword), ("exact", self.exact)];
+        stages.extend(optional.into_iter().filter_map(|(name, ms)| ms.map(|ms| (name, ms))));
+        stages.push(("fuse", self.fuse));
+        stages.extend(self.sections.map(|ms| ("sections", ms)));
+        stages.extend([("fetch", self.fetch), ("expand", self.expand)]);
+        stages.extend(self.highlight.map(|ms| ("highlight", ms)));
+        stages.extend(self.assemble.map(|ms| ("assemble", ms)));
+        stages.push(("total", self.total));
+        stages
+    }
+}
