@@ -58,7 +58,9 @@ pub struct Summary {
     pub model: Option<String>,
     /// Chunks embedded.
     pub embedded: usize,
-    /// Seconds spent embedding.
+    /// Section profiles embedded (the dense section leg).
+    pub sections_embedded: usize,
+    /// Seconds spent embedding chunks and sections.
     pub embed_seconds: f64,
     /// Chunks longer than the model's window (their tails are invisible to the dense leg).
     pub truncated: usize,
@@ -174,6 +176,7 @@ pub fn run(
         chunks: 0,
         model: embedder.map(|e| e.info().model_id.clone()),
         embedded: 0,
+        sections_embedded: 0,
         embed_seconds: 0.0,
         truncated: 0,
         seconds: 0.0,
@@ -238,6 +241,21 @@ pub fn run(
                                     ));
                                 }
                                 ing.vectors = Some(vectors);
+                                match strata_embed::sections::embed_sections(embedder, &ing.document) {
+                                    Ok(sections) => {
+                                        summary.sections_embedded +=
+                                            sections.as_ref().map_or(0, |s| s.nodes.len());
+                                        ing.section_vectors = sections;
+                                    }
+                                    Err(e) => {
+                                        summary.failed += 1;
+                                        let msg =
+                                            format!("{}: embedding its sections failed: {e}", path.display());
+                                        outcomes.push(failed(&path.display().to_string(), msg));
+                                        bar.inc(1);
+                                        continue;
+                                    }
+                                }
                             }
                             Err(e) => {
                                 summary.failed += 1;

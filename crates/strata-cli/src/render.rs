@@ -116,10 +116,11 @@ pub fn ingest(s: &Summary) {
         s.files, s.ingested, s.unchanged, s.failed, s.chunks, s.seconds
     );
     if let Some(model) = s.model.as_ref().filter(|_| s.embedded > 0) {
-        let rate = s.embedded as f64 / s.embed_seconds.max(1e-9);
+        let rate = (s.embedded + s.sections_embedded) as f64 / s.embed_seconds.max(1e-9);
         println!(
-            "embedded {} chunks with {model} in {:.2}s ({rate:.1} chunks/s){}",
+            "embedded {} chunks and {} sections with {model} in {:.2}s ({rate:.1} texts/s){}",
             s.embedded,
+            s.sections_embedded,
             s.embed_seconds,
             if s.truncated > 0 {
                 format!("; {} truncated at the model's window", s.truncated)

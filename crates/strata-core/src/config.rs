@@ -188,6 +188,10 @@ pub struct SearchConfig {
     pub auto_merge: f64,
     /// Sentences highlighted per hit. 0 turns highlights off. Default 3.
     pub highlights: usize,
+    /// Score highlight sentences with the embedding model (dense, BM25 breaking near-ties)
+    /// when the dense leg ran; false scores them with BM25 alone, which embeds nothing at
+    /// query time. Default true.
+    pub dense_highlights: bool,
     /// Order of the hits in the assembled context: `position` (grouped by document, in
     /// document order; the default) or `score`.
     pub order: String,
@@ -208,6 +212,7 @@ impl Default for SearchConfig {
             budget: 4000,
             auto_merge: 0.5,
             highlights: 3,
+            dense_highlights: true,
             order: "position".into(),
             references: false,
         }
@@ -224,8 +229,8 @@ pub struct LegWeights {
     pub exact: f64,
     /// Dense leg.
     pub dense: f64,
-    /// Hierarchical mode: the section leg (BM25 over each section's heading path, lead text
-    /// and children's titles).
+    /// Hierarchical mode: each section leg (BM25, and dense when the index has vectors, over
+    /// each section's heading path, lead text and children's titles).
     pub sections: f64,
 }
 

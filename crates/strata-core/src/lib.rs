@@ -36,6 +36,6 @@ pub use definition::{normalize_term, Definition, Reference};
 pub use document::{Block, BlockKind, DocId, Document, Format, Page, Source};
 pub use error::{Error, Result};
 pub use profile::{section_profiles, SectionProfile, LEAD_WORDS};
-pub use record::{ChunkVectors, DocumentRecord};
+pub use record::{ChunkVectors, DocumentRecord, SectionVectors};
 pub use span::{PageRange, Span};
 pub use tree::{Node, NodeId, SectionNumber, Tree};

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Chunk, Definition, Document, Reference};
+use crate::{Chunk, Definition, Document, NodeId, Reference};
 
 /// One document and its chunks, definitions and references. Writing a record replaces every
 /// earlier record of the same document id: no stale chunk, term or reference survives.
@@ -19,6 +19,19 @@ pub struct DocumentRecord {
     /// One embedding per chunk, in chunk order, when the dense leg is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vectors: Option<ChunkVectors>,
+    /// One embedding per section profile (see [`crate::section_profiles`]), for the dense
+    /// section leg, when the dense leg is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section_vectors: Option<SectionVectors>,
+}
+
+/// The dense vectors of a document's section profiles: row `i` belongs to `nodes[i]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SectionVectors {
+    /// The sections, in node order.
+    pub nodes: Vec<NodeId>,
+    /// Their vectors (same model as the chunks').
+    pub vectors: ChunkVectors,
 }
 
 /// The dense vectors of a document's chunks: row `i` belongs to `chunks[i]`.

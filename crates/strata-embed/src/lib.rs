@@ -14,6 +14,7 @@ pub mod folder;
 pub mod http;
 pub mod local;
 pub mod locate;
+pub mod sections;
 
 use serde::{Deserialize, Serialize};
 use strata_core::Result;

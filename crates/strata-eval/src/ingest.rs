@@ -213,9 +213,11 @@ pub fn ingest(
                 if let Some(embedder) = embedder {
                     let at = Instant::now();
                     let (vectors, truncated) = embed(embedder, &record)?;
-                    stats.embed_seconds += at.elapsed().as_secs_f64();
                     stats.truncated += truncated;
                     record.vectors = Some(vectors);
+                    record.section_vectors =
+                        strata_embed::sections::embed_sections(embedder, &record.document)?;
+                    stats.embed_seconds += at.elapsed().as_secs_f64();
                 }
                 stats.documents += 1;
                 stats.chunks += record.chunks.len();

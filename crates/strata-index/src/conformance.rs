@@ -38,6 +38,9 @@
 //! 15. [`section_keyword_ranks_sections_by_their_profile`]: the section leg finds a node by
 //!     its heading path, its lead text and its children's titles, honours `doc` and `nodes`,
 //!     and follows puts and removes.
+//! 16. [`section_dense_ranks_sections_by_inner_product`]: the dense section leg is brute force
+//!     over the section profiles' vectors, under `doc` and `nodes` filters, and follows puts
+//!     and removes.
 //!
 //! Persistence across reopening is backend-specific (what "reopen" means differs) and lives
 //! with each backend's tests. The records are made by hand in [`fixture`]: the index does
@@ -52,8 +55,8 @@ use strata_core::{ChunkKind, DocId, DocumentRecord, NodeId};
 
 use crate::{Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredDocument};
 use fixture::{
-    chunk_ids, doc_summary, gadget_rules, stored_chunk, unit_vector, widget_act, widget_act_amended,
-    with_vectors, RecordBuilder, RECITALS,
+    chunk_ids, doc_summary, gadget_rules, section_key, stored_chunk, unit_vector, widget_act,
+    widget_act_amended, with_vectors, RecordBuilder, RECITALS,
 };
 
 /// Id of the [`widget_act`] sample in every check.
@@ -86,6 +89,7 @@ pub fn checks<S: StoreWrite>() -> Vec<Check<S>> {
         dense_follows_puts_and_removes,
         keyword_ties_come_back_in_chunk_id_order,
         section_keyword_ranks_sections_by_their_profile,
+        section_dense_ranks_sections_by_inner_product,
     ]
 }
 
@@ -686,4 +690,74 @@ pub fn section_keyword_ranks_sections_by_their_profile<S: StoreWrite>(store: &mu
     store.remove(&id(WIDGET)).unwrap();
     store.commit().unwrap();
     assert_eq!(store.section_keyword("general provisions", &all, 10).unwrap(), vec![], "removed");
+}
+
+/// Sections of `records` ranked by brute-force inner product with `query`.
+fn brute_force_sections(
+    records: &[&DocumentRecord],
+    query: &[f32],
+    keep: impl Fn(&DocumentRecord, NodeId) -> bool,
+) -> Vec<(String, u32)> {
+    let mut scored: Vec<(f32, String, u32)> = Vec::new();
+    for r in records {
+        for p in strata_core::section_profiles(&r.document) {
+            if keep(r, p.node) {
+                let v = unit_vector(&section_key(&r.document.id, p.node));
+                scored.push((
+                    v.iter().zip(query).map(|(a, b)| a * b).sum(),
+                    r.document.id.to_string(),
+                    p.node.0,
+                ));
+            }
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| (&a.1, a.2).cmp(&(&b.1, b.2))));
+    scored.into_iter().map(|s| (s.1, s.2)).collect()
+}
+
+fn section_list(hits: &[SectionHit]) -> Vec<(String, u32)> {
+    hits.iter().map(|h| (h.doc.to_string(), h.node.0)).collect()
+}
+
+/// Check 16: the dense section leg is brute-force inner product over the section vectors,
+/// under `doc` and subtree filters, and a re-put or removed document's sections are gone.
+pub fn section_dense_ranks_sections_by_inner_product<S: StoreWrite>(store: &mut S) {
+    let (w, g) = (with_vectors(widget_act(WIDGET)), with_vectors(gadget_rules(GADGET)));
+    store.put(&w).unwrap();
+    store.put(&g).unwrap();
+    store.commit().unwrap();
+    for probe in ["section probe", &section_key(&id(WIDGET), NodeId(2))] {
+        let q = unit_vector(probe);
+        let hits = store.section_dense(&q, &Filter::default(), 100).unwrap();
+        assert_eq!(section_list(&hits), brute_force_sections(&[&w, &g], &q, |_, _| true), "probe {probe}");
+        assert!(hits.windows(2).all(|p| p[0].score >= p[1].score), "scores descend");
+        let in_gadget = store.section_dense(&q, &only(GADGET), 100).unwrap();
+        assert_eq!(section_list(&in_gadget), brute_force_sections(&[&g], &q, |_, _| true));
+        let subtree = Filter { doc: Some(id(WIDGET)), nodes: Some((NodeId(1), NodeId(2))), kind: None };
+        assert_eq!(
+            section_list(&store.section_dense(&q, &subtree, 100).unwrap()),
+            brute_force_sections(&[&w], &q, |_, n| (1..=2).contains(&n.0))
+        );
+    }
+    let own = store
+        .section_dense(&unit_vector(&section_key(&id(WIDGET), NodeId(3))), &Filter::default(), 1)
+        .unwrap();
+    assert_eq!((own[0].doc.as_str(), own[0].node), (WIDGET, NodeId(3)));
+
+    let amended = with_vectors(widget_act_amended(WIDGET));
+    store.put(&amended).unwrap();
+    store.commit().unwrap();
+    let q = unit_vector("after the re-put");
+    assert_eq!(
+        section_list(&store.section_dense(&q, &Filter::default(), 100).unwrap()),
+        brute_force_sections(&[&amended, &g], &q, |_, _| true),
+        "only the new sections"
+    );
+    store.remove(&id(GADGET)).unwrap();
+    store.commit().unwrap();
+    assert_eq!(
+        section_list(&store.section_dense(&q, &Filter::default(), 100).unwrap()),
+        brute_force_sections(&[&amended], &q, |_, _| true),
+        "removed"
+    );
 }

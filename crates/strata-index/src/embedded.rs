@@ -4,7 +4,8 @@
 //! .strata/
 //!   manifest.json     format version, tokenizer, chunking parameters
 //!   tantivy/          every record (see `schema.rs`); tantivy's commit is the transaction
-//!   vectors/          dense vectors in segments (see `vectors.rs`), published by the same
+//!   vectors/          dense vectors in segments (see `vectors.rs`); `vectors/sections/`
+//!                     holds the section profiles' vectors alike; both are published by the same
 //!                     commit through its payload
 //! ```
 //!
@@ -39,6 +40,9 @@ use crate::{DenseManifest, Manifest};
 struct CommitPayload {
     #[serde(default)]
     vectors: VectorState,
+    /// The vectors of section profiles (the dense section leg).
+    #[serde(default)]
+    sections: VectorState,
 }
 
 /// Default number of vectors above which a segment gets an HNSW graph.
@@ -114,6 +118,8 @@ pub struct EmbeddedStore {
     staged: std::collections::HashSet<DocId>,
     f: Fields,
     vectors: Vectors,
+    /// Vectors of section profiles, beside the chunks' and published with them.
+    section_vectors: Vectors,
     /// The manifest changed (first vectors) and must be written with the next commit.
     manifest_dirty: bool,
 }
@@ -178,7 +184,10 @@ impl EmbeddedStore {
         };
         let reader =
             index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
-        let vectors = Vectors::open(dir, Self::committed_vectors(&index, dir)?, DEFAULT_ANN_THRESHOLD)?;
+        let committed = Self::committed_vectors(&index, dir)?;
+        let vectors = Vectors::open(dir, None, committed.vectors, DEFAULT_ANN_THRESHOLD)?;
+        let section_vectors =
+            Vectors::open(dir, Some("sections"), committed.sections, DEFAULT_ANN_THRESHOLD)?;
         Ok(EmbeddedStore {
             dir: dir.to_path_buf(),
             manifest,
@@ -188,21 +197,20 @@ impl EmbeddedStore {
             staged: Default::default(),
             f,
             vectors,
+            section_vectors,
             manifest_dirty: false,
         })
     }
 
-    /// The vector state of the last commit.
-    fn committed_vectors(index: &Index, dir: &Path) -> Result<VectorState> {
+    /// The vector states of the last commit.
+    fn committed_vectors(index: &Index, dir: &Path) -> Result<CommitPayload> {
         let metas = index.load_metas().map_err(tv(dir))?;
         match metas.payload.as_deref() {
-            None | Some("") => Ok(VectorState::default()),
-            Some(text) => {
-                serde_json::from_str::<CommitPayload>(text).map(|p| p.vectors).map_err(|e| Error::Index {
-                    path: dir.to_path_buf(),
-                    reason: format!("the last commit's vector state is damaged ({e}); re-create the index"),
-                })
-            }
+            None | Some("") => Ok(CommitPayload::default()),
+            Some(text) => serde_json::from_str::<CommitPayload>(text).map_err(|e| Error::Index {
+                path: dir.to_path_buf(),
+                reason: format!("the last commit's vector state is damaged ({e}); re-create the index"),
+            }),
         }
     }
 
@@ -210,6 +218,7 @@ impl EmbeddedStore {
     /// [`DEFAULT_ANN_THRESHOLD`]); below it, dense search scans every vector exactly.
     pub fn set_ann_threshold(&mut self, rows: usize) {
         self.vectors.set_ann_threshold(rows);
+        self.section_vectors.set_ann_threshold(rows);
     }
 
     /// Live vectors in the last commit.
@@ -324,6 +333,19 @@ impl EmbeddedStore {
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
         hits.truncate(limit);
         Ok(hits)
+    }
+
+    /// A section hit from a hit whose id is `DOC#NODE`.
+    fn section_hit(&self, hit: LegHit) -> Result<SectionHit> {
+        let (doc, node) = hit
+            .chunk
+            .rsplit_once('#')
+            .and_then(|(doc, node)| Some((DocId(doc.to_string()), NodeId::parse(node)?)))
+            .ok_or_else(|| Error::Index {
+                path: self.dir.clone(),
+                reason: format!("a section record has a bad id {:?}; re-ingest its document", hit.chunk),
+            })?;
+        Ok(SectionHit { doc, node, score: hit.score })
     }
 
     /// BM25 over the stemmed `fields` with their boosts; `None` when the query has no
@@ -579,6 +601,22 @@ impl StoreRead for EmbeddedStore {
         self.vectors.search(query, filter, limit)
     }
 
+    fn section_dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<SectionHit>> {
+        let Some(dense) = &self.manifest.dense else { return Ok(Vec::new()) };
+        if query.len() != dense.dim {
+            return Err(Error::Index {
+                path: self.dir.clone(),
+                reason: format!(
+                    "its vectors have {} dimensions, the query vector {}",
+                    dense.dim,
+                    query.len()
+                ),
+            });
+        }
+        let filter = Filter { kind: None, ..filter.clone() };
+        self.section_vectors.search(query, &filter, limit)?.into_iter().map(|h| self.section_hit(h)).collect()
+    }
+
     fn definitions(&self, term: &str) -> Result<Vec<Definition>> {
         let mut clauses = self.base(KIND_DEF, &Filter::default());
         clauses.push((Occur::Must, self.term_q(self.f.terms, term)));
@@ -683,6 +721,22 @@ impl StoreWrite for EmbeddedStore {
             }
         }
 
+        if let Some(sv) = &record.section_vectors {
+            let v = &sv.vectors;
+            if v.len() != sv.nodes.len() || v.values.len() != v.len() * v.dim {
+                return Err(Error::Internal(format!(
+                    "{id}: {} section vectors of dimension {} for {} sections",
+                    v.len(),
+                    v.dim,
+                    sv.nodes.len()
+                )));
+            }
+            self.manifest.check_dense(&v.model, v.dim, &self.dir)?;
+            if record.vectors.is_none() {
+                return Err(Error::Internal(format!("{id}: section vectors without chunk vectors")));
+            }
+        }
+
         let dir = self.dir.clone();
         let writer = self.writer()?;
         writer.delete_term(Term::from_field_text(f.doc_id, &id));
@@ -691,6 +745,18 @@ impl StoreWrite for EmbeddedStore {
         }
         self.staged.insert(doc.id.clone());
         self.vectors.put(&doc.id, &record.chunks, record.vectors.as_ref());
+        let sections = record.section_vectors.as_ref().map(|sv| {
+            let rows = sv
+                .nodes
+                .iter()
+                .map(|n| (format!("{id}#{n}"), n.0, strata_core::ChunkKind::Content))
+                .collect();
+            (rows, &sv.vectors)
+        });
+        match sections {
+            Some((rows, vectors)) => self.section_vectors.put_rows(&doc.id, rows, Some(vectors)),
+            None => self.section_vectors.remove(&doc.id),
+        }
         Ok(())
     }
 
@@ -701,6 +767,7 @@ impl StoreWrite for EmbeddedStore {
         let f = self.f;
         self.writer()?.delete_term(Term::from_field_text(f.doc_id, id.as_str()));
         self.vectors.remove(id);
+        self.section_vectors.remove(id);
         Ok(true)
     }
 
@@ -709,18 +776,21 @@ impl StoreWrite for EmbeddedStore {
         let (model, dim) = self.manifest.dense.as_ref().map(|d| (d.model.clone(), d.dim)).unwrap_or_default();
         // Vector files first; the tantivy commit below publishes them with the records.
         let state = self.vectors.prepare(&model, dim)?;
+        let sections = self.section_vectors.prepare(&model, dim)?;
         if self.manifest_dirty {
             self.manifest.write(&dir)?;
             self.manifest_dirty = false;
         }
-        let payload = serde_json::to_string(&CommitPayload { vectors: state.clone() })
-            .map_err(|e| Error::Internal(e.to_string()))?;
+        let payload =
+            serde_json::to_string(&CommitPayload { vectors: state.clone(), sections: sections.clone() })
+                .map_err(|e| Error::Internal(e.to_string()))?;
         let mut prepared = self.writer()?.prepare_commit().map_err(tv(&dir))?;
         prepared.set_payload(&payload);
         prepared.commit().map_err(tv(&dir))?;
         self.staged.clear();
         self.reader.reload().map_err(tv(&dir))?;
         self.vectors.published(state)?;
+        self.section_vectors.published(sections)?;
         Ok(())
     }
 }

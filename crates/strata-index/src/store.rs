@@ -162,6 +162,11 @@ pub trait StoreRead: Send + Sync {
     /// and `filter.nodes` apply; `filter.kind` does not (a section has no kind).
     fn section_keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<SectionHit>>;
 
+    /// Section leg, dense: the `limit` sections whose profile vectors have the highest inner
+    /// product with `query`, best first. `filter.doc` and `filter.nodes` apply. An index
+    /// without section vectors returns nothing.
+    fn section_dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<SectionHit>>;
+
     /// Exact leg, section numbers: chunks whose section number key equals one of `keys`,
     /// ordered by document and position.
     fn exact_numbers(&self, keys: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>>;

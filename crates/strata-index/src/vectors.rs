@@ -118,9 +118,18 @@ fn index_err(dir: &Path, reason: impl std::fmt::Display) -> Error {
 }
 
 impl Vectors {
-    /// Loads the segments `state` names from `index_dir/vectors`.
-    pub fn open(index_dir: &Path, state: VectorState, ann_threshold: usize) -> Result<Vectors> {
-        let dir = index_dir.join(VECTORS_DIR);
+    /// Loads the segments `state` names from `index_dir/vectors` (chunk vectors) or, with
+    /// `space` = `Some("sections")`, from `index_dir/vectors/sections`.
+    pub fn open(
+        index_dir: &Path,
+        space: Option<&str>,
+        state: VectorState,
+        ann_threshold: usize,
+    ) -> Result<Vectors> {
+        let dir = match space {
+            Some(space) => index_dir.join(VECTORS_DIR).join(space),
+            None => index_dir.join(VECTORS_DIR),
+        };
         let segments =
             state.segments.iter().map(|s| Segment::load(&dir, s.clone())).collect::<Result<_>>()?;
         Ok(Vectors { dir, state, segments, staged: Vec::new(), touched: HashSet::new(), ann_threshold })
@@ -138,18 +147,32 @@ impl Vectors {
 
     /// Stages the vectors of a document's chunks, replacing any earlier ones.
     pub fn put(&mut self, doc: &DocId, chunks: &[strata_core::Chunk], vectors: Option<&ChunkVectors>) {
+        let rows = chunks.iter().map(|c| (c.id.clone(), c.node.0, c.kind)).collect();
+        self.put_rows(doc, rows, vectors);
+    }
+
+    /// Stages vectors of a document's rows (id, node, kind), replacing any earlier ones.
+    pub fn put_rows(
+        &mut self,
+        doc: &DocId,
+        rows: Vec<(String, u32, ChunkKind)>,
+        vectors: Option<&ChunkVectors>,
+    ) {
         self.remove(doc);
         let Some(vectors) = vectors else { return };
-        self.staged.push(Staged {
-            doc: SegmentDoc {
-                id: doc.as_str().to_string(),
-                first_row: 0,
-                chunks: chunks.iter().map(|c| c.id.clone()).collect(),
-                nodes: chunks.iter().map(|c| c.node.0).collect(),
-                kinds: chunks.iter().map(|c| c.kind).collect(),
-            },
-            values: vectors.values.clone(),
-        });
+        let mut d = SegmentDoc {
+            id: doc.as_str().to_string(),
+            first_row: 0,
+            chunks: Vec::with_capacity(rows.len()),
+            nodes: Vec::with_capacity(rows.len()),
+            kinds: Vec::with_capacity(rows.len()),
+        };
+        for (id, node, kind) in rows {
+            d.chunks.push(id);
+            d.nodes.push(node);
+            d.kinds.push(kind);
+        }
+        self.staged.push(Staged { doc: d, values: vectors.values.clone() });
     }
 
     /// Stages the removal of a document's vectors.

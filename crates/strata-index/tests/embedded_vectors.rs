@@ -16,9 +16,15 @@ fn docs(n: usize) -> Vec<DocumentRecord> {
     (0..n).map(|i| with_vectors(fixture::widget_act(&format!("widget-{i:04}")))).collect()
 }
 
+/// The chunk vector segments' files (`vectors/sections/` holds the section vectors).
 fn segment_files(dir: &std::path::Path) -> BTreeSet<String> {
     std::fs::read_dir(dir.join("vectors"))
-        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default()
 }
 

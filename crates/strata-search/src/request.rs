@@ -83,6 +83,9 @@ pub struct Expand {
     pub references: bool,
     /// Sentences highlighted per hit; 0 for none.
     pub highlights: usize,
+    /// Score highlight sentences with the dense model when the searcher has one (else, or
+    /// when false, with BM25 over the hits' sentences).
+    pub dense_highlights: bool,
 }
 
 impl Default for Expand {
@@ -100,12 +103,20 @@ impl Expand {
             definitions: true,
             references: config.references,
             highlights: config.highlights,
+            dense_highlights: config.dense_highlights,
         }
     }
 
     /// No expansion at all: hits exactly as ranked (what the eval harness measures).
     pub fn none() -> Expand {
-        Expand { auto_merge: 0.0, pages: None, definitions: false, references: false, highlights: 0 }
+        Expand {
+            auto_merge: 0.0,
+            pages: None,
+            definitions: false,
+            references: false,
+            highlights: 0,
+            dense_highlights: false,
+        }
     }
 }
 

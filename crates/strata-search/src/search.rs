@@ -52,8 +52,8 @@ struct Retrieved {
     pinned: Vec<String>,
     /// The query vector, when the dense leg ran.
     vector: Option<Vec<f32>>,
-    /// Sections found by their profile (hierarchical mode).
-    sections: Vec<SectionKey>,
+    /// Sections found by their profile, one list per section leg (hierarchical mode).
+    sections: Vec<SectionList>,
 }
 
 impl<'s> Searcher<'s> {
@@ -201,7 +201,7 @@ impl<'s> Searcher<'s> {
             let passages: Vec<Passage<'_>> =
                 hits.iter().map(|h| Passage { text: &h.text, start: h.span.start }).collect();
             let dense = match (&retrieved.vector, self.embedder) {
-                (Some(v), Some(e)) => Some((v.as_slice(), e)),
+                (Some(v), Some(e)) if x.dense_highlights => Some((v.as_slice(), e)),
                 _ => None,
             };
             let found = highlight::highlight(&req.query, &passages, x.highlights, dense)?;
@@ -315,8 +315,18 @@ impl<'s> Searcher<'s> {
             Ok((kw, ex?, kw_ms, ex_ms, sections))
         };
         let run_dense = self.has_dense() && weights.dense > 0.0;
+        // The dense thread also runs the dense section leg, with the same query vector.
+        let dense_legs = || -> Result<(DenseLeg, Vec<strata_index::SectionHit>)> {
+            let leg = self.dense_leg(&req.query, &req.filter, depth)?;
+            let sections = if with_sections {
+                self.store.section_dense(&leg.vector, &req.filter, depth)?
+            } else {
+                Vec::new()
+            };
+            Ok((leg, sections))
+        };
         let (lexical, dense) = std::thread::scope(|s| {
-            let dense = run_dense.then(|| s.spawn(|| self.dense_leg(&req.query, &req.filter, depth)));
+            let dense = run_dense.then(|| s.spawn(dense_legs));
             let lexical = lexical();
             let dense =
                 dense.map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("dense leg panicked".into()))));
@@ -331,14 +341,19 @@ impl<'s> Searcher<'s> {
             RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
         ];
         let mut vector = None;
-        if let Some(dense) = dense {
+        let mut section_lists = vec![SectionList {
+            weight: weights.sections,
+            sections: sections.into_iter().map(|s| (s.doc, s.node)).collect(),
+        }];
+        if let Some((dense, dense_sections)) = dense {
             timings.embed = Some(dense.embed_ms);
             timings.dense = Some(dense.search_ms);
             lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits: dense.hits });
             vector = Some(dense.vector);
+            let sections = dense_sections.into_iter().map(|s| (s.doc, s.node)).collect();
+            section_lists.push(SectionList { weight: weights.sections, sections });
         }
-        let sections = sections.into_iter().map(|s| (s.doc, s.node)).collect();
-        Ok(Retrieved { lists, pinned, vector, sections })
+        Ok(Retrieved { lists, pinned, vector, sections: section_lists })
     }
 
     /// Hierarchical order: the best sections in rank order, each with its best chunks; and
@@ -361,11 +376,9 @@ impl<'s> Searcher<'s> {
             .into_iter()
             .map(|c| (c.chunk.id.clone(), (c.chunk.doc.clone(), c.chunk.node)))
             .collect();
-        let section_lists =
-            [SectionList { weight: self.config.weights.sections, sections: retrieved.sections.clone() }];
         let ranked = hierarchy::rank_sections(
             &retrieved.lists,
-            &section_lists,
+            &retrieved.sections,
             &retrieved.pinned,
             &section_of,
             self.config.rrf_k,
@@ -379,9 +392,10 @@ impl<'s> Searcher<'s> {
         // Subtrees already returned: a section inside one is not returned again (its best
         // chunks were offered to the section above it).
         let mut returned: Vec<(DocId, NodeId, NodeId)> = Vec::new();
-        // The wanted sections at least, and more while the hits do not reach k.
+        // The wanted sections at least, and more while the hits do not reach k; twice k, so
+        // that places freed by merging are filled from the next sections.
         for section in ranked {
-            if picked >= wanted && ordered.len() >= req.k {
+            if picked >= wanted && ordered.len() >= req.k * 2 {
                 break;
             }
             let (doc, node) = &section.key;

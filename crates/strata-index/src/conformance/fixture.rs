@@ -297,7 +297,7 @@ impl RecordBuilder {
             text,
         };
         debug_assert_eq!(document.validate(), Ok(()));
-        DocumentRecord { document, chunks, definitions, references, vectors: None }
+        DocumentRecord { document, chunks, definitions, references, vectors: None, section_vectors: None }
     }
 }
 
@@ -402,12 +402,24 @@ pub fn unit_vector(key: &str) -> Vec<f32> {
     v
 }
 
-/// `record` with one [`unit_vector`] per chunk, keyed by the chunk id.
+/// `record` with one [`unit_vector`] per chunk, keyed by the chunk id, and one per section
+/// profile, keyed by [`section_key`].
 pub fn with_vectors(mut record: DocumentRecord) -> DocumentRecord {
     let values = record.chunks.iter().flat_map(|c| unit_vector(&c.id)).collect();
     record.vectors =
         Some(strata_core::ChunkVectors { model: VECTOR_MODEL.to_string(), dim: VECTOR_DIM, values });
+    let nodes: Vec<NodeId> = strata_core::section_profiles(&record.document).iter().map(|p| p.node).collect();
+    let values = nodes.iter().flat_map(|n| unit_vector(&section_key(&record.document.id, *n))).collect();
+    record.section_vectors = Some(strata_core::SectionVectors {
+        nodes,
+        vectors: strata_core::ChunkVectors { model: VECTOR_MODEL.to_string(), dim: VECTOR_DIM, values },
+    });
     record
+}
+
+/// The key of a section's [`unit_vector`]: `DOC#NODE`.
+pub fn section_key(doc: &strata_core::DocId, node: NodeId) -> String {
+    format!("{doc}#{node}")
 }
 
 #[cfg(test)]
