@@ -30,5 +30,7 @@ if [[ -d "$corpus" ]]; then
   strata search "what happens when the idle timeout expires" -k 3
   strata search "a connection that has been quiet for too long is closed" -k 3 --mode dense
   strata define invention
+  strata search "patent term adjustment for delays" --mode hierarchical -k 6
+  strata search "what is an invention" --context --budget 800
   strata tree usc-title35 | sed -n '1,20p'   # sed reads to the end: no SIGPIPE under pipefail
 fi

@@ -59,6 +59,9 @@ pub enum Command {
         /// Only chunks of this kind (content, definition, requirement, table, code, list).
         #[arg(long)]
         kind: Option<String>,
+        /// Only chunks on these pages: `12` or `5-7` (physical page numbers, from 1).
+        #[arg(long, value_name = "FIRST[-LAST]")]
+        page_range: Option<String>,
         /// Tokens of the assembled context block (default from config: 4000).
         #[arg(long)]
         budget: Option<usize>,

@@ -241,7 +241,12 @@ pub fn run(
                                     ));
                                 }
                                 ing.vectors = Some(vectors);
-                                match strata_embed::sections::embed_sections(embedder, &ing.document) {
+                                let sections = if config.dense.sections {
+                                    strata_embed::sections::embed_sections(embedder, &ing.document)
+                                } else {
+                                    Ok(None)
+                                };
+                                match sections {
                                     Ok(sections) => {
                                         summary.sections_embedded +=
                                             sections.as_ref().map_or(0, |s| s.nodes.len());

@@ -80,7 +80,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let nothing = summary.ingested == 0 && summary.unchanged == 0;
             Ok(if nothing { ExitCode::FAILURE } else { ExitCode::SUCCESS })
         }
-        Command::Search { query, mode, k, doc, kind, budget, pages, refs, merge, order, context } => {
+        Command::Search {
+            query,
+            mode,
+            k,
+            doc,
+            kind,
+            page_range,
+            budget,
+            pages,
+            refs,
+            merge,
+            order,
+            context,
+        } => {
             let store = EmbeddedStore::open(&cli.index)?;
             let mode = Mode::parse(mode.as_deref().unwrap_or(&config.search.mode))?;
             let k = k.unwrap_or(config.search.k);
@@ -99,6 +112,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 filter.kind = Some(ChunkKind::parse(&kind).with_context(|| {
                     format!("unknown chunk kind {kind:?}; use one of content, definition, requirement, table, code, list")
                 })?);
+            }
+            if let Some(range) = page_range {
+                filter.pages = Some(parse_page_range(&range)?);
             }
             let mut request = SearchRequest::new(query, mode, k).with_filter(filter);
             request.expand = Expand::from_config(&config.search);
@@ -201,4 +217,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `12` or `5-7` (also `5–7`) as an inclusive range of physical pages.
+fn parse_page_range(s: &str) -> Result<(u32, u32)> {
+    let bad =
+        || anyhow::anyhow!("--page-range {s:?}: give a page (12) or a range (5-7) of page numbers from 1");
+    let (a, b) = match s.split_once(['-', '–']) {
+        Some((a, b)) => (a.trim(), b.trim()),
+        None => (s.trim(), s.trim()),
+    };
+    let (first, last): (u32, u32) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+    if first == 0 || last < first {
+        return Err(bad());
+    }
+    Ok((first, last))
 }

@@ -175,3 +175,46 @@ fn hnsw_recall_on_the_index_vectors(index: &std::path::Path) {
     eprintln!("HNSW recall@10 on {} RFC 9110 vectors: {recall:.4}", matrix.rows());
     assert!(recall >= 0.95, "HNSW recall@10 {recall} on real vectors");
 }
+
+/// With `[dense] sections = true` ingest embeds every section profile, and hierarchical mode
+/// with the section legs on (`[search.weights] sections`) runs the dense section leg; the
+/// highlights are scored with the model and the context is counted in the model's tokens.
+#[test]
+fn section_vectors_feed_the_dense_section_leg() {
+    if !model_ready() {
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let index = dir.path().join("index");
+    let config = dir.path().join("strata.toml");
+    std::fs::write(&config, "[dense]\nsections = true\n[search.weights]\nsections = 1.0\n").unwrap();
+    let config = config.to_str().unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/sample-agreement.md");
+    let summary = run_json(&index, &["--config", config, "ingest", sample]);
+    let sections = summary["sections_embedded"].as_u64().unwrap();
+    assert!(sections >= 5, "{summary:#}");
+    let files: Vec<String> = std::fs::read_dir(index.join("vectors/sections"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(files.iter().any(|f| f.ends_with(".vec")), "{files:?}");
+
+    let r = run_json(
+        &index,
+        &["--config", config, "search", "how long are backups kept", "--mode", "hierarchical", "-k", "4"],
+    );
+    let hits = r["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|h| h["section_rank"].as_u64().is_some()));
+    assert!(r["timings"]["sections"].as_f64().is_some());
+    let best = &hits[0]["highlights"][0];
+    assert!(best["text"].as_str().unwrap().to_lowercase().contains("backup"), "{best:#}");
+    let score = best["score"].as_f64().unwrap();
+    assert!(score > 0.0 && score <= 1.0 + 0.05, "a dense highlight score is an inner product: {score}");
+    assert!(r["context"]["tokenizer"].as_str().unwrap().starts_with("hf:"), "{:#}", r["context"]);
+    // Without the setting, ingest embeds no sections.
+    let plain = dir.path().join("plain");
+    let summary = run_json(&plain, &["ingest", sample]);
+    assert_eq!(summary["sections_embedded"], 0);
+}

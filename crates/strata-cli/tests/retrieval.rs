@@ -8,7 +8,8 @@
 //! 2. A query that uses a term Title 35 defines attaches that definition, cited to its
 //!    section (§100. Definitions).
 //! 3. Hierarchical results (hits, definitions and references alike) never cite a section
-//!    outside the `--doc` / subtree filter.
+//!    outside the `--doc` / subtree filter, and a page-range filter keeps every hit on those
+//!    pages.
 //! 4. Every returned span lies inside its cited section and its cited pages, and every
 //!    highlight lies inside its hit, for every mode and expansion (checked on generated
 //!    queries with proptest).
@@ -64,10 +65,18 @@ fn store() -> Option<EmbeddedStore> {
 }
 
 fn searcher(store: &EmbeddedStore) -> Searcher<'_> {
-    Searcher::new(store, SearchConfig::default())
-        .unwrap()
-        .with_tokenizer(Arc::new(Cl100k::new().unwrap()))
-        .unwrap()
+    searcher_with(store, SearchConfig::default())
+}
+
+fn searcher_with(store: &EmbeddedStore, config: SearchConfig) -> Searcher<'_> {
+    Searcher::new(store, config).unwrap().with_tokenizer(Arc::new(Cl100k::new().unwrap())).unwrap()
+}
+
+/// The search settings with the section legs on (off by default).
+fn with_section_legs() -> SearchConfig {
+    let mut config = SearchConfig::default();
+    config.weights.sections = 1.0;
+    config
 }
 
 const MODES: [Mode; 4] = [Mode::Keyword, Mode::Exact, Mode::Hybrid, Mode::Hierarchical];
@@ -75,23 +84,26 @@ const MODES: [Mode; 4] = [Mode::Keyword, Mode::Exact, Mode::Hybrid, Mode::Hierar
 #[test]
 fn section_9_3_1_of_rfc9110_comes_first_in_every_mode_with_exact() {
     let Some(store) = store() else { return };
-    let s = searcher(&store);
     let rfc9110 = navigate::resolve_doc(&store, "rfc9110").unwrap();
-    for query in ["Section 9.3.1 of RFC 9110", "section 9.3.1 GET"] {
-        for mode in MODES.into_iter().filter(|m| m.has_exact()) {
-            for filter in [Filter::default(), Filter { doc: Some(rfc9110.clone()), ..Filter::default() }] {
-                let r = s.search(&SearchRequest::new(query, mode, 5).with_filter(filter.clone())).unwrap();
-                let first = r.hits.first().unwrap_or_else(|| panic!("{query:?} {mode:?}: no hits"));
-                if filter.doc.is_some() {
-                    assert_eq!(first.doc_id, rfc9110.as_str(), "{query:?} {mode:?}");
+    for s in [searcher(&store), searcher_with(&store, with_section_legs())] {
+        for query in ["Section 9.3.1 of RFC 9110", "section 9.3.1 GET"] {
+            for mode in MODES.into_iter().filter(|m| m.has_exact()) {
+                for filter in [Filter::default(), Filter { doc: Some(rfc9110.clone()), ..Filter::default() }]
+                {
+                    let r =
+                        s.search(&SearchRequest::new(query, mode, 5).with_filter(filter.clone())).unwrap();
+                    let first = r.hits.first().unwrap_or_else(|| panic!("{query:?} {mode:?}: no hits"));
+                    if filter.doc.is_some() {
+                        assert_eq!(first.doc_id, rfc9110.as_str(), "{query:?} {mode:?}");
+                    }
+                    assert_eq!(
+                        first.section_number.as_deref(),
+                        Some("9.3.1"),
+                        "{query:?} {mode:?}: {}",
+                        first.chunk_id
+                    );
+                    assert!(first.heading_path.last().unwrap().contains("GET"), "{:?}", first.heading_path);
                 }
-                assert_eq!(
-                    first.section_number.as_deref(),
-                    Some("9.3.1"),
-                    "{query:?} {mode:?}: {}",
-                    first.chunk_id
-                );
-                assert!(first.heading_path.last().unwrap().contains("GET"), "{:?}", first.heading_path);
             }
         }
     }
@@ -170,13 +182,18 @@ fn assert_inside(store: &EmbeddedStore, r: &SearchResponse, filter: &Filter, wha
 #[test]
 fn hierarchical_results_never_cite_outside_the_filter() {
     let Some(store) = store() else { return };
-    let s = searcher(&store);
+    for config in [SearchConfig::default(), with_section_legs()] {
+        results_stay_inside_filters(&store, &searcher_with(&store, config));
+    }
+}
+
+fn results_stay_inside_filters(store: &EmbeddedStore, s: &Searcher<'_>) {
     let mut filters = Vec::new();
     for target in ["rfc9110#9", "rfc9110#15", "usc-title35#100", "usc-title35", "uslm-user-guide"] {
-        let (stored, node) = navigate::resolve_node(&store, target).unwrap();
+        let (stored, node) = navigate::resolve_node(store, target).unwrap();
         let last = navigate::last_descendant(&stored.document, node);
         let nodes = (node != NodeId::ROOT).then_some((node, last));
-        filters.push((target, Filter { doc: Some(stored.document.id.clone()), nodes, kind: None }));
+        filters.push((target, Filter { doc: Some(stored.document.id.clone()), nodes, ..Filter::default() }));
     }
     let queries = [
         "what does invention mean",
@@ -192,10 +209,41 @@ fn hierarchical_results_never_cite_outside_the_filter() {
                 req.expand.pages = pages;
                 req.expand.references = true;
                 let r = s.search(&req).unwrap();
-                assert_inside(&store, &r, filter, &format!("{target} {q:?} pages {pages:?}"));
+                assert_inside(store, &r, filter, &format!("{target} {q:?} pages {pages:?}"));
             }
         }
     }
+}
+
+#[test]
+fn a_page_range_filter_keeps_every_hit_on_those_pages() {
+    let Some(store) = store() else { return };
+    let s = searcher(&store);
+    let rfc7231 = navigate::resolve_doc(&store, "rfc7231").unwrap();
+    for mode in MODES {
+        for (first, last) in [(20, 24), (57, 57)] {
+            let filter =
+                Filter { doc: Some(rfc7231.clone()), pages: Some((first, last)), ..Filter::default() };
+            let r = s
+                .search(&SearchRequest::new("request method semantics", mode, 10).with_filter(filter))
+                .unwrap();
+            if mode != Mode::Exact {
+                assert!(!r.hits.is_empty(), "{mode:?} {first}-{last}");
+            }
+            for h in &r.hits {
+                assert!(
+                    h.pages.first <= last && h.pages.last >= first,
+                    "{mode:?}: {} on {}",
+                    h.chunk_id,
+                    h.pages
+                );
+            }
+        }
+    }
+    // Without the document filter too.
+    let filter = Filter { pages: Some((2, 3)), ..Filter::default() };
+    let r = s.search(&SearchRequest::new("request", Mode::Hybrid, 10).with_filter(filter)).unwrap();
+    assert!(r.hits.iter().all(|h| h.pages.first <= 3 && h.pages.last >= 2));
 }
 
 #[test]
@@ -360,9 +408,10 @@ proptest! {
         pages in proptest::option::of(0u32..2),
         merge in proptest::sample::select(&[0.0, 0.5, 1.0][..]),
         k in 1usize..15,
+        section_legs in proptest::bool::ANY,
     ) {
         let Some(store) = store() else { return Ok(()) };
-        let s = searcher(&store);
+        let s = if section_legs { searcher_with(&store, with_section_legs()) } else { searcher(&store) };
         let mut req = SearchRequest::new(words.join(" "), mode, k);
         req.expand = Expand { auto_merge: merge, pages, references: true, ..Expand::default() };
         let r = s.search(&req).unwrap();

@@ -388,8 +388,9 @@ pub fn keyword_matches_stems_headings_and_titles<S: StoreWrite>(store: &mut S) {
     assert_eq!(store.keyword("zyzzyva", &all, 10).unwrap(), vec![], "unknown word");
 }
 
-/// Check 6: the keyword leg honours `Filter { doc }`, `Filter { kind }` and
-/// `Filter { nodes }` (a subtree's first..=last node ids), alone and together.
+/// Check 6: the keyword leg honours `Filter { doc }`, `Filter { kind }`,
+/// `Filter { nodes }` (a subtree's first..=last node ids) and `Filter { pages }` (pages that
+/// overlap a range), alone and together.
 pub fn keyword_respects_filters<S: StoreWrite>(store: &mut S) {
     put_both(store);
     let search = |filter: Filter| id_set(&store.keyword("filing", &filter, 100).unwrap());
@@ -405,15 +406,20 @@ pub fn keyword_respects_filters<S: StoreWrite>(store: &mut S) {
     let nodes = |first, last| Filter {
         doc: Some(id(WIDGET)),
         nodes: Some((NodeId(first), NodeId(last))),
-        kind: None,
+        ..Filter::default()
     };
     assert_eq!(search(nodes(1, 2)), s(&[&novelty]), "subtree of §102");
     assert_eq!(search(nodes(2, 2)), s(&[&novelty]), "subtree of §102(a)");
     assert_eq!(search(nodes(3, 3)), s(&[&fees]), "subtree of 4.2");
     assert_eq!(search(nodes(0, 4)), s(&[&novelty, &fees]), "subtree of the root");
     assert_eq!(search(nodes(4, 4)), s(&[]), "subtree of Definitions");
-    let both = Filter { doc: Some(id(GADGET)), kind: Some(ChunkKind::Requirement), nodes: None };
+    let both = Filter { doc: Some(id(GADGET)), kind: Some(ChunkKind::Requirement), ..Filter::default() };
     assert_eq!(search(both), s(&[]), "doc and kind");
+    // Every fixture chunk is on page 1.
+    let pages = |first, last| Filter { pages: Some((first, last)), ..Filter::default() };
+    assert_eq!(search(pages(1, 1)), s(&[&novelty, &fees, &scope]), "pages that hold them");
+    assert_eq!(search(pages(1, 9)), s(&[&novelty, &fees, &scope]), "a range that overlaps");
+    assert_eq!(search(pages(2, 9)), s(&[]), "pages past the documents");
 }
 
 /// Check 7: the section-number leg finds the chunks of a section by its normalized key, in
@@ -576,11 +582,19 @@ pub fn dense_ranks_by_inner_product_within_filters<S: StoreWrite>(store: &mut S)
             ids(&store.dense(&q, &kind, 100).unwrap()),
             brute_force(&[&w, &g], &q, |_, c| c.kind == ChunkKind::Definition)
         );
-        let subtree = Filter { doc: Some(id(WIDGET)), nodes: Some((NodeId(1), NodeId(2))), kind: None };
+        let subtree =
+            Filter { doc: Some(id(WIDGET)), nodes: Some((NodeId(1), NodeId(2))), ..Filter::default() };
         assert_eq!(
             ids(&store.dense(&q, &subtree, 100).unwrap()),
             brute_force(&[&w], &q, |_, c| (1..=2).contains(&c.node.0))
         );
+        let page = |first, last| Filter { pages: Some((first, last)), ..Filter::default() };
+        assert_eq!(
+            ids(&store.dense(&q, &page(1, 3), 100).unwrap()),
+            brute_force(&[&w, &g], &q, all),
+            "pages"
+        );
+        assert!(store.dense(&q, &page(2, 3), 100).unwrap().is_empty(), "no chunk on page 2");
     }
     let own = store.dense(&unit_vector(&w.chunks[3].id), &Filter::default(), 1).unwrap();
     assert_eq!(own[0].chunk, w.chunks[3].id);
@@ -669,7 +683,7 @@ pub fn section_keyword_ranks_sections_by_their_profile<S: StoreWrite>(store: &mu
     let subtree = |first, last| Filter {
         doc: Some(id(WIDGET)),
         nodes: Some((NodeId(first), NodeId(last))),
-        kind: None,
+        ..Filter::default()
     };
     assert_eq!(
         sections(&store.section_keyword("conditions", &subtree(1, 2), 10).unwrap()),
@@ -682,6 +696,13 @@ pub fn section_keyword_ranks_sections_by_their_profile<S: StoreWrite>(store: &mu
         "subtree"
     );
     assert_eq!(store.section_keyword("", &all, 10).unwrap(), vec![], "empty query");
+    let page = |first, last| Filter { pages: Some((first, last)), ..Filter::default() };
+    assert_eq!(
+        sections(&store.section_keyword("conditions", &page(1, 1), 10).unwrap()),
+        w(&[0, 1, 2]),
+        "pages"
+    );
+    assert_eq!(store.section_keyword("conditions", &page(2, 2), 10).unwrap(), vec![], "pages");
 
     store.put(&widget_act_amended(WIDGET)).unwrap();
     store.commit().unwrap();
@@ -733,7 +754,8 @@ pub fn section_dense_ranks_sections_by_inner_product<S: StoreWrite>(store: &mut 
         assert!(hits.windows(2).all(|p| p[0].score >= p[1].score), "scores descend");
         let in_gadget = store.section_dense(&q, &only(GADGET), 100).unwrap();
         assert_eq!(section_list(&in_gadget), brute_force_sections(&[&g], &q, |_, _| true));
-        let subtree = Filter { doc: Some(id(WIDGET)), nodes: Some((NodeId(1), NodeId(2))), kind: None };
+        let subtree =
+            Filter { doc: Some(id(WIDGET)), nodes: Some((NodeId(1), NodeId(2))), ..Filter::default() };
         assert_eq!(
             section_list(&store.section_dense(&q, &subtree, 100).unwrap()),
             brute_force_sections(&[&w], &q, |_, n| (1..=2).contains(&n.0))

@@ -261,8 +261,21 @@ impl EmbeddedStore {
         Box::new(TermQuery::new(Term::from_field_text(field, value), IndexRecordOption::Basic))
     }
 
+    /// Refuses a filter this index cannot apply (pages in format 1).
+    fn supports(&self, filter: &Filter) -> Result<()> {
+        if filter.pages.is_some() && self.f.pages.is_none() {
+            return Err(Error::Index {
+                path: self.dir.clone(),
+                reason: "this format 1 index cannot filter by page; re-create it (ingest into a new --index folder)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
     /// `kind = K` plus the filter, as MUST clauses.
-    fn base(&self, kind: &str, filter: &Filter) -> Vec<(Occur, Box<dyn Query>)> {
+    fn base(&self, kind: &str, filter: &Filter) -> Result<Vec<(Occur, Box<dyn Query>)>> {
+        self.supports(filter)?;
         let mut clauses = vec![(Occur::Must, self.term_q(self.f.kind, kind))];
         if let Some(doc) = &filter.doc {
             clauses.push((Occur::Must, self.term_q(self.f.doc_id, doc.as_str())));
@@ -279,11 +292,22 @@ impl EmbeddedStore {
                 )),
             ));
         }
+        if let (Some((first, last)), Some((page_first, page_last))) = (filter.pages, self.f.pages) {
+            // Overlap: the record starts on or before `last` and ends on or after `first`.
+            let range = |field, lo: u64, hi: u64| -> Box<dyn Query> {
+                Box::new(RangeQuery::new(
+                    Bound::Included(Term::from_field_u64(field, lo)),
+                    Bound::Included(Term::from_field_u64(field, hi)),
+                ))
+            };
+            clauses.push((Occur::Must, range(page_first, 0, last as u64)));
+            clauses.push((Occur::Must, range(page_last, first as u64, u64::MAX)));
+        }
         // Restrictions select, they do not score: a leg's score is its own clauses' alone.
-        clauses
+        Ok(clauses
             .into_iter()
             .map(|(occur, q)| (occur, Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>))
-            .collect()
+            .collect())
     }
 
     fn all(&self, query: &dyn Query) -> Result<Vec<(DocAddress, TantivyDocument)>> {
@@ -389,7 +413,7 @@ impl EmbeddedStore {
 
     fn doc_meta(&self, id: &DocId) -> Result<Option<(TantivyDocument, DocMeta)>> {
         let q =
-            BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+            BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() })?);
         match self.all(&q)?.into_iter().next() {
             Some((_, d)) => {
                 let meta = self.payload(&d)?;
@@ -415,7 +439,7 @@ impl StoreRead for EmbeddedStore {
     }
 
     fn documents(&self) -> Result<Vec<DocSummary>> {
-        let q = BooleanQuery::new(self.base(KIND_DOC, &Filter::default()));
+        let q = BooleanQuery::new(self.base(KIND_DOC, &Filter::default())?);
         let mut out = Vec::new();
         for (_, d) in self.all(&q)? {
             let meta: DocMeta = self.payload(&d)?;
@@ -433,7 +457,7 @@ impl StoreRead for EmbeddedStore {
     fn document(&self, id: &DocId) -> Result<Option<StoredDocument>> {
         let Some((_, meta)) = self.doc_meta(id)? else { return Ok(None) };
         let q =
-            BooleanQuery::new(self.base(KIND_TEXT, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+            BooleanQuery::new(self.base(KIND_TEXT, &Filter { doc: Some(id.clone()), ..Filter::default() })?);
         let text = match self.all(&q)?.into_iter().next() {
             Some((_, d)) => {
                 let bytes = d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
@@ -467,7 +491,7 @@ impl StoreRead for EmbeddedStore {
 
     fn content_hash(&self, id: &DocId) -> Result<Option<String>> {
         let q =
-            BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() }));
+            BooleanQuery::new(self.base(KIND_DOC, &Filter { doc: Some(id.clone()), ..Filter::default() })?);
         Ok(self.all(&q)?.into_iter().next().map(|(_, d)| self.str_field(&d, self.f.hash)))
     }
 
@@ -479,7 +503,7 @@ impl StoreRead for EmbeddedStore {
         for batch in ids.chunks(512) {
             let should: Vec<(Occur, Box<dyn Query>)> =
                 batch.iter().map(|id| (Occur::Should, self.term_q(self.f.chunk_id, id))).collect();
-            let mut clauses = self.base(KIND_CHUNK, &Filter::default());
+            let mut clauses = self.base(KIND_CHUNK, &Filter::default())?;
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
             for (_, d) in self.all(&BooleanQuery::new(clauses))? {
                 let c: StoredChunk = self.payload(&d)?;
@@ -490,8 +514,8 @@ impl StoreRead for EmbeddedStore {
     }
 
     fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>> {
-        let filter = Filter { doc: Some(doc.clone()), nodes, kind: None };
-        let q = BooleanQuery::new(self.base(KIND_CHUNK, &filter));
+        let filter = Filter { doc: Some(doc.clone()), nodes, ..Filter::default() };
+        let q = BooleanQuery::new(self.base(KIND_CHUNK, &filter)?);
         let mut out: Vec<StoredChunk> =
             self.all(&q)?.iter().map(|(_, d)| self.payload(d)).collect::<Result<_>>()?;
         out.sort_by_key(|c| c.chunk.ordinal);
@@ -504,7 +528,7 @@ impl StoreRead for EmbeddedStore {
         let Some(bm25) = self.bm25(query, &fields)? else {
             return Ok(Vec::new());
         };
-        let mut clauses = self.base(KIND_CHUNK, filter);
+        let mut clauses = self.base(KIND_CHUNK, filter)?;
         clauses.push((Occur::Must, bm25));
         self.top(KIND_CHUNK, &BooleanQuery::new(clauses), limit)
     }
@@ -517,7 +541,7 @@ impl StoreRead for EmbeddedStore {
         let Some(bm25) = self.bm25(query, &[(text, BOOST_TEXT), (heading, SECTION_BOOST_HEADING)])? else {
             return Ok(Vec::new());
         };
-        let mut clauses = self.base(KIND_SECTION, &Filter { kind: None, ..filter.clone() });
+        let mut clauses = self.base(KIND_SECTION, &Filter { kind: None, ..filter.clone() })?;
         clauses.push((Occur::Must, bm25));
         self.top(KIND_SECTION, &BooleanQuery::new(clauses), limit)?
             .into_iter()
@@ -544,7 +568,7 @@ impl StoreRead for EmbeddedStore {
         }
         let should: Vec<(Occur, Box<dyn Query>)> =
             keys.iter().map(|k| (Occur::Should, self.term_q(self.f.numbers, k))).collect();
-        let mut clauses = self.base(KIND_CHUNK, filter);
+        let mut clauses = self.base(KIND_CHUNK, filter)?;
         clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
         let mut hits: Vec<(String, u64, String)> = self
             .all(&BooleanQuery::new(clauses))?
@@ -565,7 +589,7 @@ impl StoreRead for EmbeddedStore {
         }
         let should: Vec<(Occur, Box<dyn Query>)> =
             terms.iter().map(|t| (Occur::Should, self.term_q(self.f.terms, t))).collect();
-        let mut clauses = self.base(KIND_CHUNK, filter);
+        let mut clauses = self.base(KIND_CHUNK, filter)?;
         clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
         self.top(KIND_CHUNK, &BooleanQuery::new(clauses), limit)
     }
@@ -579,12 +603,13 @@ impl StoreRead for EmbeddedStore {
                 words.iter().map(|w| Term::from_field_text(self.f.exact_text, w)).collect(),
             )),
         };
-        let mut clauses = self.base(KIND_CHUNK, filter);
+        let mut clauses = self.base(KIND_CHUNK, filter)?;
         clauses.push((Occur::Must, q));
         self.top(KIND_CHUNK, &BooleanQuery::new(clauses), limit)
     }
 
     fn dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        self.supports(filter)?;
         let Some(dense) = &self.manifest.dense else { return Ok(Vec::new()) };
         if query.len() != dense.dim {
             return Err(Error::Index {
@@ -602,6 +627,7 @@ impl StoreRead for EmbeddedStore {
     }
 
     fn section_dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<SectionHit>> {
+        self.supports(filter)?;
         let Some(dense) = &self.manifest.dense else { return Ok(Vec::new()) };
         if query.len() != dense.dim {
             return Err(Error::Index {
@@ -618,7 +644,7 @@ impl StoreRead for EmbeddedStore {
     }
 
     fn definitions(&self, term: &str) -> Result<Vec<Definition>> {
-        let mut clauses = self.base(KIND_DEF, &Filter::default());
+        let mut clauses = self.base(KIND_DEF, &Filter::default())?;
         clauses.push((Occur::Must, self.term_q(self.f.terms, term)));
         self.all(&BooleanQuery::new(clauses))?.iter().map(|(_, d)| self.payload(d)).collect()
     }
@@ -699,6 +725,10 @@ impl StoreWrite for EmbeddedStore {
             d.add_u64(f.node, profile.node.0 as u64);
             d.add_text(text, format!("{}\n{}", profile.lead, profile.children));
             d.add_text(heading, &profile.heading_path);
+            if let (Some((first, last)), Some(node)) = (f.pages, doc.tree.get(profile.node)) {
+                d.add_u64(first, node.pages.first as u64);
+                d.add_u64(last, node.pages.last as u64);
+            }
             if let Some(number) = doc.tree.get(profile.node).and_then(|n| n.number.as_ref()) {
                 d.add_text(f.numbers, number.key());
             }
@@ -749,7 +779,10 @@ impl StoreWrite for EmbeddedStore {
             let rows = sv
                 .nodes
                 .iter()
-                .map(|n| (format!("{id}#{n}"), n.0, strata_core::ChunkKind::Content))
+                .map(|n| {
+                    let pages = doc.tree.get(*n).map_or((1, 1), |x| (x.pages.first, x.pages.last));
+                    (format!("{id}#{n}"), n.0, strata_core::ChunkKind::Content, pages)
+                })
                 .collect();
             (rows, &sv.vectors)
         });
@@ -807,6 +840,10 @@ impl EmbeddedStore {
         d.add_u64(f.ordinal, chunk.ordinal as u64);
         d.add_u64(f.node, chunk.node.0 as u64);
         d.add_text(f.chunk_kind, chunk.kind.name());
+        if let Some((first, last)) = f.pages {
+            d.add_u64(first, chunk.pages.first as u64);
+            d.add_u64(last, chunk.pages.last as u64);
+        }
         d.add_text(f.text, chunk.indexed_text(&doc.text));
         d.add_text(f.heading, chunk.heading_path.join(" > "));
         d.add_text(f.title, &doc.title);

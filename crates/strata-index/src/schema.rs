@@ -58,15 +58,17 @@ pub(crate) struct Fields {
     pub section_text: Option<Field>,
     /// BM25 on `section` records: heading path. `None` in format 1.
     pub section_heading: Option<Field>,
+    /// First and last page of a chunk or section, for page filters. `None` in format 1.
+    pub pages: Option<(Field, Field)>,
 }
 
 impl Fields {
-    /// The current schema (format 2).
+    /// The current schema (format 2: section fields and page fields).
     pub(crate) fn build() -> (Schema, Fields) {
         Self::build_with(true)
     }
 
-    /// The schema of format 1: no section fields.
+    /// The schema of format 1: no section or page fields.
     pub(crate) fn build_v1() -> (Schema, Fields) {
         Self::build_with(false)
     }
@@ -100,10 +102,14 @@ impl Fields {
             payload: b.add_bytes_field("payload", STORED),
             section_text: None,
             section_heading: None,
+            pages: None,
         };
         if sections {
             fields.section_text = Some(b.add_text_field("section_text", stemmed.clone()));
             fields.section_heading = Some(b.add_text_field("section_heading", stemmed));
+            let page = || NumericOptions::default().set_indexed().set_fast();
+            fields.pages =
+                Some((b.add_u64_field("page_first", page()), b.add_u64_field("page_last", page())));
         }
         (b.build(), fields)
     }

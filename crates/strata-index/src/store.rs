@@ -108,6 +108,9 @@ pub struct Filter {
     pub nodes: Option<(NodeId, NodeId)>,
     /// Only chunks of this kind.
     pub kind: Option<ChunkKind>,
+    /// Only chunks (and sections) whose pages overlap `first..=last` (physical page numbers,
+    /// from 1). Format 1 indexes cannot filter by page and refuse it.
+    pub pages: Option<(u32, u32)>,
 }
 
 /// One result of one leg: a chunk id and the leg's score (higher is better).

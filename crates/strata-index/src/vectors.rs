@@ -39,6 +39,9 @@ const MERGE_SHARE: f64 = 0.1;
 /// Most segments before they are merged.
 const MAX_SEGMENTS: usize = 16;
 
+/// What a row is: its id, node, kind and first and last page.
+pub type Row = (String, u32, ChunkKind, (u32, u32));
+
 /// The vector state a tantivy commit publishes (its payload, as JSON).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VectorState {
@@ -81,6 +84,10 @@ struct SegmentDoc {
     chunks: Vec<String>,
     nodes: Vec<u32>,
     kinds: Vec<ChunkKind>,
+    /// First and last page of each row (empty in segments written before page filters:
+    /// such rows never pass a page filter, and the store refuses page filters on them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pages: Vec<(u32, u32)>,
 }
 
 /// A loaded segment.
@@ -147,17 +154,14 @@ impl Vectors {
 
     /// Stages the vectors of a document's chunks, replacing any earlier ones.
     pub fn put(&mut self, doc: &DocId, chunks: &[strata_core::Chunk], vectors: Option<&ChunkVectors>) {
-        let rows = chunks.iter().map(|c| (c.id.clone(), c.node.0, c.kind)).collect();
+        let rows =
+            chunks.iter().map(|c| (c.id.clone(), c.node.0, c.kind, (c.pages.first, c.pages.last))).collect();
         self.put_rows(doc, rows, vectors);
     }
 
-    /// Stages vectors of a document's rows (id, node, kind), replacing any earlier ones.
-    pub fn put_rows(
-        &mut self,
-        doc: &DocId,
-        rows: Vec<(String, u32, ChunkKind)>,
-        vectors: Option<&ChunkVectors>,
-    ) {
+    /// Stages vectors of a document's rows (id, node, kind, pages), replacing any earlier
+    /// ones.
+    pub fn put_rows(&mut self, doc: &DocId, rows: Vec<Row>, vectors: Option<&ChunkVectors>) {
         self.remove(doc);
         let Some(vectors) = vectors else { return };
         let mut d = SegmentDoc {
@@ -166,11 +170,13 @@ impl Vectors {
             chunks: Vec::with_capacity(rows.len()),
             nodes: Vec::with_capacity(rows.len()),
             kinds: Vec::with_capacity(rows.len()),
+            pages: Vec::with_capacity(rows.len()),
         };
-        for (id, node, kind) in rows {
+        for (id, node, kind, pages) in rows {
             d.chunks.push(id);
             d.nodes.push(node);
             d.kinds.push(kind);
+            d.pages.push(pages);
         }
         self.staged.push(Staged { doc: d, values: vectors.values.clone() });
     }
@@ -309,11 +315,20 @@ impl Vectors {
                         return false;
                     }
                 }
+                if let Some((first, last)) = filter.pages {
+                    match doc.pages.get(j) {
+                        Some(&(a, b)) if a <= last && b >= first => {}
+                        _ => return false,
+                    }
+                }
                 filter.kind.is_none_or(|k| doc.kinds[j] == k)
             };
             let all_live = s.live_rows == s.matrix.rows();
-            let unfiltered =
-                all_live && filter.doc.is_none() && filter.nodes.is_none() && filter.kind.is_none();
+            let unfiltered = all_live
+                && filter.doc.is_none()
+                && filter.nodes.is_none()
+                && filter.kind.is_none()
+                && filter.pages.is_none();
             let keep_ref: &(dyn Fn(u32) -> bool + Sync) = &keep;
             let found = match &s.hnsw {
                 Some(graph) => graph.search(&s.matrix, query, limit, (!unfiltered).then_some(keep_ref)),

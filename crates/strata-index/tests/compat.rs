@@ -39,6 +39,9 @@ fn format_1_fixture_still_opens_and_answers() {
     // Format 1 has no section records: the section leg finds nothing, and says so by its
     // emptiness rather than by an error, so hierarchical search still runs on chunk evidence.
     assert_eq!(store.section_keyword("backups", &Filter::default(), 10).unwrap(), vec![]);
+    // Nor page fields: a page filter is refused, saying how to get one.
+    let err = store.keyword("backups", &Filter { pages: Some((1, 1)), ..Filter::default() }, 3).unwrap_err();
+    assert!(err.to_string().contains("cannot filter by page"), "{err}");
 }
 
 #[test]

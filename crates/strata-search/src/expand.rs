@@ -8,7 +8,8 @@
 //!    it is.
 //! 2. **Pages** ([`whole_pages`]): with `--pages N`, each hit becomes the whole pages it
 //!    touches and `N` pages on each side, clipped to the filter's subtree, so that a page
-//!    range never cites a section outside the filter.
+//!    range never cites a section outside the filter. A document without pages (one page)
+//!    keeps its passages.
 //! 3. **Dedupe** ([`dedupe`]): a hit inside a better hit is dropped; overlapping page ranges
 //!    are joined into the better one.
 //! 4. **Definitions** ([`definitions`]): each defined term in the query or used by a hit,
@@ -164,10 +165,16 @@ pub fn whole_pages(
             continue;
         };
         let document = &meta.document;
+        // A document without pages (one page: Markdown, HTML) keeps its passages: its one
+        // "page" is the whole document.
         let (Some(first_page), Some(last_page)) = (document.pages.first(), document.pages.last()) else {
             out.push(hit);
             continue;
         };
+        if document.pages.len() < 2 {
+            out.push(hit);
+            continue;
+        }
         let from = hit.pages.first.saturating_sub(around).max(first_page.number);
         let to = hit.pages.last.saturating_add(around).min(last_page.number);
         let start = document.pages.iter().find(|p| p.number >= from).map_or(0, |p| p.span.start);

@@ -370,7 +370,7 @@ impl<'s> Searcher<'s> {
             retrieved.lists.iter().flat_map(|l| l.hits.iter().map(|h| h.chunk.clone())).collect();
         ids.sort();
         ids.dedup();
-        let mut section_of: HashMap<String, SectionKey> = self
+        let section_of: HashMap<String, SectionKey> = self
             .store
             .chunks(&ids)?
             .into_iter()
@@ -383,7 +383,6 @@ impl<'s> Searcher<'s> {
             &section_of,
             self.config.rrf_k,
         );
-        let mut fused = fused;
         let mut taken = vec![false; fused.len()];
         let mut docs = Docs::new(self.store);
         let mut ordered = Vec::new();
@@ -410,34 +409,9 @@ impl<'s> Searcher<'s> {
                 (Some(d), Some((lo, hi))) if d == doc => ((*node).max(lo), last.min(hi)),
                 _ => (*node, last),
             };
-            let mut chosen =
-                hierarchy::assign(&fused, &section_of, doc, (first, last), per_section, &mut taken);
-            if chosen.is_empty() {
-                // Found by its profile only: its best chunks by a search inside it.
-                let inside =
-                    Filter { doc: Some(doc.clone()), nodes: Some((first, last)), kind: req.filter.kind };
-                let hits = self.store.keyword(&req.query, &inside, per_section)?;
-                let hits = if hits.is_empty() {
-                    self.store
-                        .chunks_of(doc, Some((first, last)))?
-                        .into_iter()
-                        .filter(|c| req.filter.kind.is_none_or(|k| c.chunk.kind == k))
-                        .take(per_section)
-                        .map(|c| LegHit { chunk: c.chunk.id, score: 0.0 })
-                        .collect()
-                } else {
-                    hits
-                };
-                for hit in hits {
-                    if fused.iter().any(|f| f.chunk == hit.chunk) {
-                        continue;
-                    }
-                    section_of.insert(hit.chunk.clone(), (doc.clone(), first));
-                    fused.push(Fused { chunk: hit.chunk, score: 0.0, legs: Default::default() });
-                    taken.push(true);
-                    chosen.push(fused.len() - 1);
-                }
-            }
+            // Every ranked section has chunk evidence among the fused chunks; a section whose
+            // chunks a better section already took is passed over.
+            let chosen = hierarchy::assign(&fused, &section_of, doc, (first, last), per_section, &mut taken);
             if chosen.is_empty() {
                 continue;
             }
