@@ -528,6 +528,12 @@ impl StoreRead for EmbeddedStore {
         let Some(bm25) = self.bm25(query, &fields)? else {
             return Ok(Vec::new());
         };
+        // Only chunk records have these fields, so without a filter the union of term
+        // queries stands alone: tantivy then prunes it with block-max WAND instead of
+        // scoring every matching chunk under a `kind` intersection.
+        if *filter == Filter::default() {
+            return self.top(KIND_CHUNK, bm25.as_ref(), limit);
+        }
         let mut clauses = self.base(KIND_CHUNK, filter)?;
         clauses.push((Occur::Must, bm25));
         self.top(KIND_CHUNK, &BooleanQuery::new(clauses), limit)
