@@ -95,7 +95,9 @@ pub fn search(r: &SearchResponse) {
 pub fn context(r: &SearchResponse) {
     match &r.context {
         Some(c) => println!("{}", c.text),
-        None => eprintln!("no context block was assembled (the index's tokenizer was not found)"),
+        None => eprintln!(
+            "no context block was assembled: the index's tokenizer was not found; set [tokenizer] model to its tokenizer.json"
+        ),
     }
 }
 

@@ -10,9 +10,9 @@
 //! 3. Hierarchical results (hits, definitions and references alike) never cite a section
 //!    outside the `--doc` / subtree filter, and a page-range filter keeps every hit on those
 //!    pages.
-//! 4. Every returned span lies inside its cited section and its cited pages, and every
-//!    highlight lies inside its hit, for every mode and expansion (checked on generated
-//!    queries with proptest).
+//! 4. Every returned span lies inside its cited section and its cited pages, no two hits
+//!    overlap, and every highlight lies inside its hit, for every mode and expansion
+//!    (checked on generated queries with proptest).
 //! 5. The assembled context never exceeds its budget, and its token count is exact.
 //! 6. Hierarchical mode groups hits by section: section ranks never decrease down the list,
 //!    and each section contributes at most `chunks_per_section` hits.
@@ -240,6 +240,19 @@ fn a_page_range_filter_keeps_every_hit_on_those_pages() {
             }
         }
     }
+    // Whole pages and merged sections stay on the pages asked for.
+    let filter = Filter { doc: Some(rfc7231.clone()), pages: Some((30, 31)), ..Filter::default() };
+    let mut req = SearchRequest::new("request method semantics", Mode::Hybrid, 5).with_filter(filter);
+    req.expand.pages = Some(2);
+    req.expand.references = true;
+    let r = s.search(&req).unwrap();
+    assert!(!r.hits.is_empty());
+    for h in &r.hits {
+        assert!(30 <= h.pages.first && h.pages.last <= 31, "{} on {}", h.chunk_id, h.pages);
+    }
+    for d in &r.definitions {
+        assert!(d.pages.first <= 31 && d.pages.last >= 30, "definition {} on {}", d.term, d.pages);
+    }
     // Without the document filter too.
     let filter = Filter { pages: Some((2, 3)), ..Filter::default() };
     let r = s.search(&SearchRequest::new("request", Mode::Hybrid, 10).with_filter(filter)).unwrap();
@@ -341,6 +354,16 @@ fn assert_spans_inside_sections_and_pages(
             pages
         );
         prop_assert_eq!(h.text.len(), h.span.len());
+        for other in r.hits.iter().filter(|o| !std::ptr::eq(*o, h) && o.doc_id == h.doc_id) {
+            prop_assert!(
+                !other.span.overlaps(h.span),
+                "{} {} overlaps {} {}",
+                h.chunk_id,
+                h.span,
+                other.chunk_id,
+                other.span
+            );
+        }
         for hl in &h.highlights {
             prop_assert!(
                 h.span.start <= hl.span.start && hl.span.end <= h.span.end,
@@ -409,13 +432,20 @@ proptest! {
         merge in proptest::sample::select(&[0.0, 0.5, 1.0][..]),
         k in 1usize..15,
         section_legs in proptest::bool::ANY,
+        page_range in proptest::option::of((1u32..60, 0u32..4)),
     ) {
         let Some(store) = store() else { return Ok(()) };
         let s = if section_legs { searcher_with(&store, with_section_legs()) } else { searcher(&store) };
         let mut req = SearchRequest::new(words.join(" "), mode, k);
         req.expand = Expand { auto_merge: merge, pages, references: true, ..Expand::default() };
+        req.filter.pages = page_range.map(|(first, extra)| (first, first + extra));
         let r = s.search(&req).unwrap();
         prop_assert!(r.hits.len() <= k);
+        if let Some((first, last)) = req.filter.pages {
+            for h in &r.hits {
+                prop_assert!(h.pages.first <= last && h.pages.last >= first, "{} on {}", h.chunk_id, h.pages);
+            }
+        }
         assert_spans_inside_sections_and_pages(&store, &r)?;
     }
 }

@@ -103,7 +103,9 @@ impl Bm25StatisticsProvider for KindStats<'_> {
     }
 
     fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
-        Bm25StatisticsProvider::doc_freq(self.searcher, term)
+        // A field shared with another kind (`terms` is on definitions too) can count more
+        // records than this kind has; tantivy's IDF asserts it never does.
+        Ok(Bm25StatisticsProvider::doc_freq(self.searcher, term)?.min(self.num_docs.max(1)))
     }
 }
 
@@ -781,7 +783,8 @@ impl StoreWrite for EmbeddedStore {
         }
         self.staged.insert(doc.id.clone());
         self.vectors.put(&doc.id, &record.chunks, record.vectors.as_ref());
-        let sections = record.section_vectors.as_ref().map(|sv| {
+        // A format 1 index has no section leg: it keeps no section vectors either.
+        let sections = record.section_vectors.as_ref().filter(|_| f.section_text.is_some()).map(|sv| {
             let rows = sv
                 .nodes
                 .iter()

@@ -166,3 +166,21 @@ fn regression_defined_terms_of_a_removed_document_are_not_listed() {
     store.commit().unwrap();
     assert_eq!(store.defined_terms().unwrap(), ["invention"], "after a remove");
 }
+
+/// BM25 counts only chunk records as documents, but the `terms` field is also on definition
+/// records: a term's document frequency could exceed the chunk count, and tantivy's IDF
+/// asserts it never does. One chunk that defines one term was enough to panic.
+#[test]
+fn regression_exact_terms_on_a_one_chunk_index_do_not_panic() {
+    let dir = TempDir::new().unwrap();
+    let mut store = create(dir.path());
+    let record = fixture::RecordBuilder::new("force-0001", "Terms", "force.md")
+        .definition("Force Majeure", "“Force Majeure” means an event beyond a party's control.")
+        .build();
+    assert_eq!(record.chunks.len(), 1);
+    store.put(&record).unwrap();
+    store.commit().unwrap();
+    let hits = store.exact_terms(&["force majeure".to_string()], &Filter::default(), 10).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(store.keyword("force majeure", &Filter::default(), 10).unwrap().len(), 1);
+}

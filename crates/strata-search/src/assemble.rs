@@ -155,7 +155,11 @@ fn cut_to(text: &str, tokens: usize, tokenizer: &dyn Tokenizer) -> Option<String
         return None;
     }
     let starts = tokenizer.token_starts(text);
-    let end = starts.get(tokens).copied().unwrap_or(text.len());
+    let mut end = starts.get(tokens).copied().unwrap_or(text.len()).min(text.len());
+    // A byte-level BPE token can start inside a character (CJK, emoji).
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
     let head = &text[..end];
     let at_word = head.rfind(char::is_whitespace).filter(|&i| i > 0).unwrap_or(end);
     let cut = head[..at_word].trim_end();
@@ -297,6 +301,32 @@ mod tests {
         assert_eq!(c.truncated, vec![1]);
         assert!(c.tokens <= 120 && c.tokens > 100, "{}", c.tokens);
         assert!(c.text.ends_with('…'));
+    }
+
+    /// A tokenizer whose token starts fall inside characters, as byte-level BPE's can.
+    struct Bytes;
+    impl Tokenizer for Bytes {
+        fn id(&self) -> &str {
+            "bytes"
+        }
+        fn token_starts(&self, text: &str) -> Vec<usize> {
+            (0..text.len()).collect()
+        }
+    }
+
+    #[test]
+    fn regression_cutting_a_hit_inside_a_character_does_not_panic() {
+        let text = "知识产权 ".repeat(200);
+        let blocks = vec![Block {
+            item: Item::Hit(0),
+            group: "A".into(),
+            position: ("A".into(), 0),
+            citation: "[A, p. 1]".into(),
+            text,
+        }];
+        let c = assemble(&blocks, 301, Order::Position, &Bytes);
+        assert_eq!(c.truncated, vec![0]);
+        assert!(c.tokens <= 301);
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //!    it is.
 //! 2. **Pages** ([`whole_pages`]): with `--pages N`, each hit becomes the whole pages it
 //!    touches and `N` pages on each side, clipped to the filter's subtree, so that a page
-//!    range never cites a section outside the filter. A document without pages (one page)
-//!    keeps its passages.
+//!    range never cites a section outside the filter (nor, under a page filter, a page
+//!    outside it). A document without pages (one page) keeps its passages.
 //! 3. **Dedupe** ([`dedupe`]): a hit inside a better hit is dropped; overlapping page ranges
 //!    are joined into the better one.
 //! 4. **Definitions** ([`definitions`]): each defined term in the query or used by a hit,
@@ -91,9 +91,15 @@ pub fn chunk_hit(c: &StoredChunk) -> SearchHit {
     }
 }
 
-/// Auto-merge (see the module doc). `threshold` 0 merges nothing.
-pub fn auto_merge(store: &dyn StoreRead, hits: Vec<SearchHit>, threshold: f64) -> Result<Vec<SearchHit>> {
-    if threshold <= 0.0 || hits.is_empty() {
+/// Auto-merge (see the module doc). `threshold` 0 merges nothing, and neither does a page
+/// filter: a whole section could reach past the pages asked for.
+pub fn auto_merge(
+    store: &dyn StoreRead,
+    hits: Vec<SearchHit>,
+    threshold: f64,
+    filter: &Filter,
+) -> Result<Vec<SearchHit>> {
+    if threshold <= 0.0 || hits.is_empty() || filter.pages.is_some() {
         return Ok(hits);
     }
     let mut groups: HashMap<(String, String), Vec<usize>> = HashMap::new();
@@ -175,11 +181,19 @@ pub fn whole_pages(
             out.push(hit);
             continue;
         }
-        let from = hit.pages.first.saturating_sub(around).max(first_page.number);
-        let to = hit.pages.last.saturating_add(around).min(last_page.number);
+        let mut from = hit.pages.first.saturating_sub(around).max(first_page.number);
+        let mut to = hit.pages.last.saturating_add(around).min(last_page.number);
+        if let Some((lo, hi)) = filter.pages {
+            (from, to) = (from.max(lo), to.min(hi));
+        }
         let start = document.pages.iter().find(|p| p.number >= from).map_or(0, |p| p.span.start);
         let end = document.pages.iter().rev().find(|p| p.number <= to).map_or(start, |p| p.span.end);
-        let mut span = Span::new(start.min(hit.span.start), end.max(hit.span.end));
+        // The pages, and the whole hit when it reaches past them; under a page filter, the
+        // pages asked for only.
+        let mut span = match filter.pages {
+            Some(_) if start < end => Span::new(start, end),
+            _ => Span::new(start.min(hit.span.start), end.max(hit.span.end)),
+        };
         if let (Some(doc), Some((first, _))) = (&filter.doc, filter.nodes) {
             if doc.as_str() == hit.doc_id {
                 if let Some(node) = document.tree.get(first) {
@@ -207,36 +221,49 @@ pub fn whole_pages(
 }
 
 /// Drops hits that lie inside a better hit of the same document, and joins an overlapping
-/// page range into the better one (its text re-read from `docs`).
+/// page range into the better one (its text re-read from `docs`), absorbing every later
+/// kept hit the joined range then overlaps.
 pub fn dedupe(docs: &mut Docs<'_>, hits: Vec<SearchHit>) -> Result<Vec<SearchHit>> {
     let mut kept: Vec<SearchHit> = Vec::with_capacity(hits.len());
     for hit in hits {
-        let covering = kept.iter().position(|k| k.doc_id == hit.doc_id && k.span.overlaps(hit.span));
-        match covering {
-            None => kept.push(hit),
-            Some(i) => {
-                let k = &mut kept[i];
-                if k.span.start <= hit.span.start && hit.span.end <= k.span.end {
-                    merge_ids(k, &hit);
-                    continue;
-                }
-                // Partial overlap: only page ranges and merged sections can overlap; join.
-                let span = Span::new(k.span.start.min(hit.span.start), k.span.end.max(hit.span.end));
-                let doc_id = k.doc_id.clone();
-                let text = docs.text(&doc_id)?.map(str::to_string);
-                if let (Some(text), Some(meta)) = (text, docs.meta(&doc_id)?) {
-                    let k = &mut kept[i];
-                    k.text = span.slice(&text).to_string();
-                    k.span = span;
-                    k.pages = meta.document.pages_of(span);
-                    cite_section_holding(k, &meta.document, span);
-                    if k.unit == Unit::Chunk {
-                        k.unit = Unit::Pages;
-                    }
-                    merge_ids(k, &hit);
-                }
-            }
+        let Some(mut i) = kept.iter().position(|k| k.doc_id == hit.doc_id && k.span.overlaps(hit.span))
+        else {
+            kept.push(hit);
+            continue;
+        };
+        merge_ids(&mut kept[i], &hit);
+        let mut span = kept[i].span;
+        if span.start <= hit.span.start && hit.span.end <= span.end {
+            continue;
         }
+        // Partial overlap (only page ranges and merged sections can overlap): join, then
+        // absorb whatever else the joined range now overlaps, until nothing does.
+        span = Span::new(span.start.min(hit.span.start), span.end.max(hit.span.end));
+        loop {
+            let other = (0..kept.len())
+                .find(|&j| j != i && kept[j].doc_id == hit.doc_id && kept[j].span.overlaps(span));
+            let Some(j) = other else { break };
+            let absorbed = kept.remove(j);
+            if j < i {
+                i -= 1;
+            }
+            span = Span::new(span.start.min(absorbed.span.start), span.end.max(absorbed.span.end));
+            merge_ids(&mut kept[i], &absorbed);
+        }
+        let doc_id = kept[i].doc_id.clone();
+        let text = docs.text(&doc_id)?.map(str::to_string);
+        let meta = docs.meta(&doc_id)?;
+        let (Some(text), Some(meta)) = (text, meta) else {
+            return Err(strata_core::Error::Internal(format!("document {doc_id} vanished while expanding")));
+        };
+        let k = &mut kept[i];
+        k.text = span.slice(&text).to_string();
+        k.span = span;
+        k.pages = meta.document.pages_of(span);
+        if k.unit == Unit::Chunk {
+            k.unit = Unit::Pages;
+        }
+        cite_section_holding(k, &meta.document, span);
     }
     Ok(kept)
 }
@@ -333,6 +360,9 @@ pub fn definitions(
             .filter(|h| h.doc_id == def.doc_id && h.terms.contains(&def.normalized))
             .map(|h| h.chunk_id.clone())
             .collect();
+    }
+    if let Some((first, last)) = filter.pages {
+        out.retain(|d| d.pages.first <= last && d.pages.last >= first);
     }
     let mut texts: HashMap<String, HashSet<(String, String)>> = HashMap::new();
     for def in &out {
@@ -437,6 +467,10 @@ pub fn references(
             }
             let chunks = store.chunks_of(&DocId(hit.doc_id.clone()), Some((node, node)))?;
             let (Some(first), Some(last)) = (chunks.first(), chunks.last()) else { continue };
+            if filter.pages.is_some_and(|(lo, hi)| first.chunk.pages.first > hi || last.chunk.pages.last < lo)
+            {
+                continue;
+            }
             out.push(AttachedReference {
                 raw,
                 from_chunk: hit.chunk_id.clone(),

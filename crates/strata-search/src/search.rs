@@ -168,7 +168,7 @@ impl<'s> Searcher<'s> {
         let expand_at = Instant::now();
         let mut docs = Docs::new(self.store);
         let x = &req.expand;
-        hits = expand::auto_merge(self.store, hits, x.auto_merge)?;
+        hits = expand::auto_merge(self.store, hits, x.auto_merge, &req.filter)?;
         if let Some(around) = x.pages {
             hits = expand::whole_pages(&mut docs, hits, around, &req.filter)?;
         }
@@ -253,7 +253,9 @@ impl<'s> Searcher<'s> {
         }
         let merge = req.expand.auto_merge;
         if !(merge.is_finite() && (0.0..=1.0).contains(&merge)) {
-            return Err(Error::user(format!("auto_merge must be between 0 (off) and 1, got {merge}")));
+            return Err(Error::user(format!(
+                "the auto-merge share (--merge, [search] auto_merge) must be between 0 (off) and 1, got {merge}"
+            )));
         }
         Ok(())
     }
@@ -350,8 +352,11 @@ impl<'s> Searcher<'s> {
             timings.dense = Some(dense.search_ms);
             lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits: dense.hits });
             vector = Some(dense.vector);
-            let sections = dense_sections.into_iter().map(|s| (s.doc, s.node)).collect();
-            section_lists.push(SectionList { weight: weights.sections, sections });
+            // An index without section vectors has no dense section leg: no list, no weight.
+            if !dense_sections.is_empty() {
+                let sections = dense_sections.into_iter().map(|s| (s.doc, s.node)).collect();
+                section_lists.push(SectionList { weight: weights.sections, sections });
+            }
         }
         Ok(Retrieved { lists, pinned, vector, sections: section_lists })
     }
@@ -414,6 +419,15 @@ impl<'s> Searcher<'s> {
             let chosen = hierarchy::assign(&fused, &section_of, doc, (first, last), per_section, &mut taken);
             if chosen.is_empty() {
                 continue;
+            }
+            // The rest of this subtree's chunks stay with it: a section above it, ranked
+            // lower, must not return them as its own (beyond chunks_per_section here).
+            for (i, f) in fused.iter().enumerate() {
+                if let Some((d, n)) = section_of.get(&f.chunk) {
+                    if d == doc && (first..=last).contains(n) {
+                        taken[i] = true;
+                    }
+                }
             }
             returned.push((doc.clone(), first, last));
             picked += 1;
