@@ -200,7 +200,7 @@ mod tests {
         // (1/63), 2 keeps three quarters of its (1/62), 1 keeps half of its (1/61); 7 has no
         // chunk evidence and is not ranked.
         let by_profile = SectionList { weight: 1.0, sections: vec![key(3), key(2), key(7)] };
-        let ranked = rank_sections(&lists, &[by_profile.clone()], &[], &sections(), 60.0);
+        let ranked = rank_sections(&lists, std::slice::from_ref(&by_profile), &[], &sections(), 60.0);
         assert_eq!(nodes(&ranked), vec![3, 2, 1]);
         assert!((ranked[0].score - 1.0 / 63.0).abs() < 1e-12);
         assert!((ranked[2].score - 0.5 / 61.0).abs() < 1e-12);
