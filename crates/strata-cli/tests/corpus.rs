@@ -8,37 +8,13 @@ mod common;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use common::{corpus, json, strata};
+use common::{ingest_corpus, json, strata, Ingested};
 use strata_index::{EmbeddedStore, Filter, StoreRead};
 use strata_search::{Mode, SearchRequest, Searcher};
 
-struct Ingested {
-    _dir: tempfile::TempDir,
-    index: std::path::PathBuf,
-}
-
 fn ingested() -> Option<&'static Ingested> {
     static INDEX: OnceLock<Option<Ingested>> = OnceLock::new();
-    INDEX
-        .get_or_init(|| {
-            let corpus = corpus()?;
-            let dir = tempfile::tempdir().unwrap();
-            let index = dir.path().join("index");
-            let paths: Vec<String> =
-                ["markdown", "html", "txt"].iter().map(|f| corpus.join(f).display().to_string()).collect();
-            let mut args = vec!["ingest"];
-            args.extend(paths.iter().map(String::as_str));
-            let summary = json(&index, &args);
-            assert_eq!(summary["failed"], 0, "{summary:#}");
-            eprintln!(
-                "ingested {} files, {} chunks in {:.2}s",
-                summary["ingested"],
-                summary["chunks"],
-                summary["seconds"].as_f64().unwrap()
-            );
-            Some(Ingested { _dir: dir, index })
-        })
-        .as_ref()
+    INDEX.get_or_init(|| ingest_corpus(&["markdown", "html", "txt"])).as_ref()
 }
 
 fn store() -> Option<EmbeddedStore> {

@@ -23,7 +23,7 @@ mod common;
 
 use std::sync::{Arc, OnceLock};
 
-use common::{corpus, json};
+use common::{ingest_corpus, Ingested};
 use proptest::prelude::*;
 use strata_core::config::SearchConfig;
 use strata_core::NodeId;
@@ -31,31 +31,17 @@ use strata_index::{EmbeddedStore, Filter, StoreRead};
 use strata_ingest::tokenize::{Cl100k, Tokenizer};
 use strata_search::{navigate, Expand, Mode, SearchRequest, SearchResponse, Searcher, Unit};
 
-struct Ingested {
-    _dir: tempfile::TempDir,
-    index: std::path::PathBuf,
-}
-
 fn ingested() -> Option<&'static Ingested> {
     static INDEX: OnceLock<Option<Ingested>> = OnceLock::new();
     INDEX
         .get_or_init(|| {
-            let corpus = corpus()?;
-            let dir = tempfile::tempdir().unwrap();
-            let index = dir.path().join("index");
-            let files = [
+            ingest_corpus(&[
                 "html/rfc9110-http-semantics.html",
                 "html/usc-title35-patents.htm",
                 "html/usc-title09-arbitration.htm",
                 "txt/rfc7231-http11-semantics.txt",
                 "markdown/uslm-user-guide.md",
-            ];
-            let paths: Vec<String> = files.iter().map(|f| corpus.join(f).display().to_string()).collect();
-            let mut args = vec!["ingest"];
-            args.extend(paths.iter().map(String::as_str));
-            let summary = json(&index, &args);
-            assert_eq!(summary["failed"], 0, "{summary:#}");
-            Some(Ingested { _dir: dir, index })
+            ])
         })
         .as_ref()
 }
@@ -327,14 +313,20 @@ fn the_context_fits_its_budget_exactly() {
     }
 }
 
+/// The document (without text) and the node a result cites.
+fn cited(store: &EmbeddedStore, doc: &str, node: &str) -> (strata_core::Document, strata_core::Node) {
+    let doc = store.document_meta(&strata_core::DocId(doc.to_string())).unwrap().unwrap().document;
+    let node = doc.tree.get(NodeId::parse(node).unwrap()).unwrap().clone();
+    (doc, node)
+}
+
 /// Checks property 4 on one response.
 fn assert_spans_inside_sections_and_pages(
     store: &EmbeddedStore,
     r: &SearchResponse,
 ) -> Result<(), TestCaseError> {
     for h in &r.hits {
-        let doc = store.document_meta(&strata_core::DocId(h.doc_id.clone())).unwrap().unwrap().document;
-        let node = doc.tree.get(NodeId::parse(&h.node_id).unwrap()).unwrap();
+        let (doc, node) = cited(store, &h.doc_id, &h.node_id);
         prop_assert!(
             node.subtree.start <= h.span.start && h.span.end <= node.subtree.end,
             "{} ({:?}) span {} outside its section {} {}",
@@ -378,8 +370,7 @@ fn assert_spans_inside_sections_and_pages(
         }
     }
     for d in &r.definitions {
-        let doc = store.document_meta(&strata_core::DocId(d.doc_id.clone())).unwrap().unwrap().document;
-        let node = doc.tree.get(NodeId::parse(&d.node_id).unwrap()).unwrap();
+        let (_, node) = cited(store, &d.doc_id, &d.node_id);
         prop_assert!(
             node.subtree.start <= d.span.start && d.span.end <= node.subtree.end,
             "definition {}",

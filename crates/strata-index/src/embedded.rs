@@ -361,6 +361,26 @@ impl EmbeddedStore {
         Ok(hits)
     }
 
+    /// Checks a dense query against the index: false when the index has no vectors, an
+    /// error for a vector of another dimension or a filter the index cannot apply.
+    fn dense_query(&self, query: &[f32], filter: &Filter) -> Result<bool> {
+        self.supports(filter)?;
+        let Some(dense) = &self.manifest.dense else { return Ok(false) };
+        if query.len() != dense.dim {
+            return Err(Error::Index {
+                path: self.dir.clone(),
+                reason: format!(
+                    "its vectors have {} dimensions ({}), the query vector {}; embed queries with {}",
+                    dense.dim,
+                    dense.model,
+                    query.len(),
+                    dense.model
+                ),
+            });
+        }
+        Ok(true)
+    }
+
     /// A section hit from a hit whose id is `DOC#NODE`.
     fn section_hit(&self, hit: LegHit) -> Result<SectionHit> {
         let (doc, node) = hit
@@ -617,35 +637,15 @@ impl StoreRead for EmbeddedStore {
     }
 
     fn dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
-        self.supports(filter)?;
-        let Some(dense) = &self.manifest.dense else { return Ok(Vec::new()) };
-        if query.len() != dense.dim {
-            return Err(Error::Index {
-                path: self.dir.clone(),
-                reason: format!(
-                    "its vectors have {} dimensions ({}), the query vector {}; embed queries with {}",
-                    dense.dim,
-                    dense.model,
-                    query.len(),
-                    dense.model
-                ),
-            });
+        if !self.dense_query(query, filter)? {
+            return Ok(Vec::new());
         }
         self.vectors.search(query, filter, limit)
     }
 
     fn section_dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<SectionHit>> {
-        self.supports(filter)?;
-        let Some(dense) = &self.manifest.dense else { return Ok(Vec::new()) };
-        if query.len() != dense.dim {
-            return Err(Error::Index {
-                path: self.dir.clone(),
-                reason: format!(
-                    "its vectors have {} dimensions, the query vector {}",
-                    dense.dim,
-                    query.len()
-                ),
-            });
+        if !self.dense_query(query, filter)? {
+            return Ok(Vec::new());
         }
         let filter = Filter { kind: None, ..filter.clone() };
         self.section_vectors.search(query, &filter, limit)?.into_iter().map(|h| self.section_hit(h)).collect()

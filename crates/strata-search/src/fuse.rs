@@ -91,27 +91,7 @@ impl Default for Rrf {
 
 impl Fusion for Rrf {
     fn fuse(&self, lists: &[RankedList]) -> Vec<Fused> {
-        let mut order: Vec<Fused> = Vec::new();
-        let mut at: HashMap<String, usize> = HashMap::new();
-        for list in lists.iter().filter(|l| l.weight > 0.0) {
-            for (i, hit) in list.hits.iter().enumerate() {
-                let rank = i + 1;
-                let idx = *at.entry(hit.chunk.clone()).or_insert_with(|| {
-                    order.push(Fused { chunk: hit.chunk.clone(), score: 0.0, legs: BTreeMap::new() });
-                    order.len() - 1
-                });
-                let f = &mut order[idx];
-                if f.legs.contains_key(&list.leg) {
-                    continue;
-                }
-                f.legs.insert(list.leg, LegRank { rank, score: hit.score });
-                f.score += list.weight / (self.k + rank as f64);
-            }
-        }
-        // Stable sort keeps first-appearance order on ties (lists in the order given), so
-        // equal scores always come out the same way.
-        order.sort_by(|a, b| b.score.total_cmp(&a.score));
-        order
+        accumulate(lists, |_, list, rank, _| list.weight / (self.k + rank as f64))
     }
 }
 
@@ -123,31 +103,49 @@ pub struct WeightedScore;
 
 impl Fusion for WeightedScore {
     fn fuse(&self, lists: &[RankedList]) -> Vec<Fused> {
-        let mut order: Vec<Fused> = Vec::new();
-        let mut at: HashMap<String, usize> = HashMap::new();
-        for list in lists.iter().filter(|l| l.weight > 0.0 && !l.hits.is_empty()) {
-            let (min, max) = list
-                .hits
-                .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| (lo.min(h.score), hi.max(h.score)));
+        let ranges: Vec<(f32, f32)> = lists
+            .iter()
+            .map(|l| {
+                l.hits.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| {
+                    (lo.min(h.score), hi.max(h.score))
+                })
+            })
+            .collect();
+        accumulate(lists, |i, list, _, hit| {
+            let (min, max) = ranges[i];
             let spread = (max - min) as f64;
-            for (i, hit) in list.hits.iter().enumerate() {
-                let idx = *at.entry(hit.chunk.clone()).or_insert_with(|| {
-                    order.push(Fused { chunk: hit.chunk.clone(), score: 0.0, legs: BTreeMap::new() });
-                    order.len() - 1
-                });
-                let f = &mut order[idx];
-                if f.legs.contains_key(&list.leg) {
-                    continue;
-                }
-                f.legs.insert(list.leg, LegRank { rank: i + 1, score: hit.score });
-                let normalized = if spread > 0.0 { (hit.score - min) as f64 / spread } else { 1.0 };
-                f.score += list.weight * normalized;
-            }
-        }
-        order.sort_by(|a, b| b.score.total_cmp(&a.score));
-        order
+            let normalized = if spread > 0.0 { (hit.score - min) as f64 / spread } else { 1.0 };
+            list.weight * normalized
+        })
     }
+}
+
+/// What every fusion shares: each list with a positive weight adds `contribution(index of
+/// the list, list, rank, hit)` (rank from 1) to each of its results, once per leg. Results
+/// come best first, ties in order of first appearance (lists in the order given), so equal
+/// scores always come out the same way.
+fn accumulate(
+    lists: &[RankedList],
+    contribution: impl Fn(usize, &RankedList, usize, &LegHit) -> f64,
+) -> Vec<Fused> {
+    let mut order: Vec<Fused> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for (l, list) in lists.iter().enumerate().filter(|(_, l)| l.weight > 0.0) {
+        for (i, hit) in list.hits.iter().enumerate() {
+            let idx = *at.entry(hit.chunk.clone()).or_insert_with(|| {
+                order.push(Fused { chunk: hit.chunk.clone(), score: 0.0, legs: BTreeMap::new() });
+                order.len() - 1
+            });
+            let f = &mut order[idx];
+            if f.legs.contains_key(&list.leg) {
+                continue;
+            }
+            f.legs.insert(list.leg, LegRank { rank: i + 1, score: hit.score });
+            f.score += contribution(l, list, i + 1, hit);
+        }
+    }
+    order.sort_by(|a, b| b.score.total_cmp(&a.score));
+    order
 }
 
 /// The fusion a config names: `rrf` (with constant `rrf_k`) or `weighted`. Config validation

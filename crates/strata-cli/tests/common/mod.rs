@@ -64,3 +64,31 @@ pub fn model_ready() -> bool {
         }
     }
 }
+
+/// A temporary index that a test binary ingests once and shares between its tests.
+pub struct Ingested {
+    _dir: tempfile::TempDir,
+    /// The index folder.
+    pub index: PathBuf,
+}
+
+/// Ingests `parts` of the shared corpus (files or folders, relative to it) into a new
+/// temporary index with the dense leg off, asserting that no file failed; `None` (and a
+/// printed reason) when the corpus is absent.
+pub fn ingest_corpus(parts: &[&str]) -> Option<Ingested> {
+    let corpus = corpus()?;
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let paths: Vec<String> = parts.iter().map(|p| corpus.join(p).display().to_string()).collect();
+    let mut args = vec!["ingest"];
+    args.extend(paths.iter().map(String::as_str));
+    let summary = json(&index, &args);
+    assert_eq!(summary["failed"], 0, "{summary:#}");
+    eprintln!(
+        "ingested {} files, {} chunks in {:.2}s",
+        summary["ingested"],
+        summary["chunks"],
+        summary["seconds"].as_f64().unwrap()
+    );
+    Some(Ingested { _dir: dir, index })
+}
