@@ -26,3 +26,4 @@ mod vectors;
 pub use embedded::{EmbeddedStore, DEFAULT_ANN_THRESHOLD};
 pub use manifest::{DenseManifest, Manifest, FORMAT_VERSION, MANIFEST_FILE, MIN_FORMAT_VERSION};
 pub use store::{DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};
+pub use vectors::QUANT_MIN_ROWS;

@@ -143,6 +143,48 @@ fn a_graph_that_does_not_pay_off_is_not_kept() {
     assert!(after.contains(&before[0]), "the checked segment stays: {after:?}");
 }
 
+/// A large segment without a graph gets int8 codes; they are reloaded on open, and the
+/// rescored scan returns the exact answer with exact scores, filtered or not.
+#[test]
+fn a_large_segment_without_a_graph_is_scanned_through_int8_codes() {
+    let dir = TempDir::new().unwrap();
+    let records = docs(strata_index::QUANT_MIN_ROWS.div_ceil(15));
+    {
+        let mut store = create(dir.path());
+        store.set_ann_threshold(usize::MAX);
+        for r in &records {
+            store.put(r).unwrap();
+        }
+        store.commit().unwrap();
+    }
+    let files = segment_files(dir.path());
+    assert!(files.iter().any(|f| f.ends_with(".q8")), "codes written: {files:?}");
+    assert!(!files.iter().any(|f| f.ends_with(".hnsw")), "no graph: {files:?}");
+    let store = EmbeddedStore::open(dir.path()).unwrap();
+    let (mut found, mut wanted) = (0, 0);
+    for i in 0..20 {
+        let q = unit_vector(&format!("probe {i}"));
+        let exact = brute(&records, &q, 10);
+        let got = store.dense(&q, &Filter::default(), 10).unwrap();
+        for h in &got {
+            let want: f32 = unit_vector(&h.chunk).iter().zip(&q).map(|(a, b)| a * b).sum();
+            assert!((h.score - want).abs() < 1e-5, "{}: score {} is not exact ({want})", h.chunk, h.score);
+        }
+        found += got.iter().filter(|h| exact.contains(&h.chunk)).count();
+        wanted += exact.len();
+    }
+    assert!(found as f64 >= 0.99 * wanted as f64, "{found} of {wanted} exact hits");
+    let doc = records[7].document.id.clone();
+    let q = unit_vector("filtered");
+    let got: Vec<String> = store
+        .dense(&q, &Filter { doc: Some(doc.clone()), ..Filter::default() }, 5)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.chunk)
+        .collect();
+    assert_eq!(got, brute(&records[7..8], &q, 5));
+}
+
 /// A writer that wrote vector files but never committed leaves nothing visible, and the next
 /// commit deletes the orphaned files.
 #[test]

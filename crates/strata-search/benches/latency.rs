@@ -268,6 +268,8 @@ fn main() -> Result<()> {
         .with_embedder(&precomputed)?
         .with_tokenizer(Arc::clone(pipeline.tokenizer()))?;
 
+    scan_recall(&index, &embedded)?;
+
     println!("# Search latency, {chunks} chunks ({vectors} vectors), {} queries × rounds", QUERIES.len());
     println!();
     println!("| mode | response | p50 total | p95 total | stages, p50 (p95) in ms |");
@@ -314,6 +316,49 @@ fn main() -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// How much of the exact answer the int8 scan keeps: for each vector segment with codes, the
+/// queries' top 10 and top 100 (the depth of the dense leg) by the rescored int8 scan against
+/// the exact f32 scan, and the time of each.
+fn scan_recall(index: &Path, queries: &Embeddings) -> Result<()> {
+    use strata_vector::quant::QuantMatrix;
+    use strata_vector::{flat, Matrix, MmapMatrix};
+    let err = |e: strata_vector::VectorError| strata_core::Error::Internal(e.to_string());
+    let Ok(dir) = std::fs::read_dir(index.join("vectors")) else { return Ok(()) };
+    let mut codes: Vec<PathBuf> =
+        dir.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "q8")).collect();
+    codes.sort();
+    for path in codes {
+        let matrix = MmapMatrix::open(&path.with_extension("vec")).map_err(err)?;
+        let quant = QuantMatrix::open(&path, matrix.dim(), matrix.rows()).map_err(err)?;
+        let (mut times, mut found) = ([0.0f64; 2], [[0usize; 2]; 2]);
+        for q in queries.rows() {
+            let at = Instant::now();
+            let exact = flat::search(&matrix, q, 100, None).map_err(err)?;
+            times[0] += at.elapsed().as_secs_f64();
+            let at = Instant::now();
+            let got = quant.search(&matrix, q, 100, 4, None).map_err(err)?;
+            times[1] += at.elapsed().as_secs_f64();
+            for (i, k) in [10usize, 100].into_iter().enumerate() {
+                found[i][0] += got[..k.min(got.len())].iter().filter(|h| exact[..k].contains(h)).count();
+                found[i][1] += k;
+            }
+        }
+        let n = queries.rows().count() as f64;
+        println!(
+            "int8 scan of {} ({} rows): recall@10 {:.3}, recall@100 {:.3}; {:.1} ms per query, f32 scan {:.1} ms ({:.1}×)",
+            path.file_name().unwrap_or_default().to_string_lossy(),
+            matrix.rows(),
+            found[0][0] as f64 / found[0][1] as f64,
+            found[1][0] as f64 / found[1][1] as f64,
+            times[1] * 1e3 / n,
+            times[0] * 1e3 / n,
+            times[0] / times[1],
+        );
+    }
+    println!();
     Ok(())
 }
 
