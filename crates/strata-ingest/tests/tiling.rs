@@ -177,10 +177,10 @@ proptest! {
     }
 }
 
-/// The corpus's Markdown, HTML and text files, sorted within each folder.
+/// The corpus files of every format, sorted within each folder.
 fn corpus_files(corpus: &Path) -> Vec<std::path::PathBuf> {
     let mut all = Vec::new();
-    for folder in ["markdown", "html", "txt"] {
+    for folder in ["markdown", "html", "txt", "pdf", "docx"] {
         let mut files: Vec<_> =
             std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
         files.sort();
@@ -189,7 +189,7 @@ fn corpus_files(corpus: &Path) -> Vec<std::path::PathBuf> {
     all
 }
 
-/// Every corpus Markdown, HTML and text document tiles, with the default 512/64 settings, and
+/// Every corpus document (all five formats) tiles, with the default 512/64 settings, and
 /// re-tokenizing a chunk's text never gives more than a few tokens over the limit (BPE merges
 /// at the cut may differ from the merges in context).
 #[test]

@@ -9,9 +9,11 @@ use std::collections::BTreeMap;
 use strata_core::{Block, Format, SectionNumber, Span};
 
 pub mod decode;
+pub mod docx;
 pub mod html;
 pub mod levels;
 pub mod markdown;
+pub mod pdf;
 pub mod text;
 
 /// A heading found by a reader.
@@ -61,7 +63,7 @@ pub enum ReadError {
     #[error("the file is empty; nothing to index")]
     Empty,
     /// Looks like a binary file.
-    #[error("the file looks binary ({0}); this build reads Markdown, HTML and plain text")]
+    #[error("the file looks binary ({0}); this build reads Markdown, HTML, plain text and DOCX")]
     Binary(String),
     /// Larger than `ingest.max_file_bytes`.
     #[error("the file is {size} bytes, over ingest.max_file_bytes = {limit}; raise that limit in strata.toml or split the file")]
@@ -74,9 +76,16 @@ pub enum ReadError {
     /// The format parser refused the content.
     #[error("{0}")]
     Malformed(String),
+    /// A PDF whose pages carry no text (scanned images): a warning for that file, not a
+    /// failure of the ingest.
+    #[error("no text layer on any of its {pages} pages (a scan?); OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) and re-ingest")]
+    NoTextLayer {
+        /// Pages in the file.
+        pages: usize,
+    },
     /// The extension is not one strata reads.
     #[error(
-        "unsupported file type {0:?}; this build reads .md, .markdown, .html, .htm, .xhtml, .txt and .text"
+        "unsupported file type {0:?}; this build reads .md, .markdown, .html, .htm, .xhtml, .txt, .text and .docx"
     )]
     Unsupported(String),
 }
@@ -99,6 +108,8 @@ pub fn reader_for(format: Format) -> Option<Box<dyn Reader>> {
         Format::Markdown => Some(Box::new(markdown::MarkdownReader)),
         Format::Html => Some(Box::new(html::HtmlReader)),
         Format::Text => Some(Box::new(text::TextReader)),
+        Format::Docx => Some(Box::new(docx::DocxReader)),
+        Format::Pdf => Some(Box::new(pdf::PdfReader)),
         _ => None,
     }
 }

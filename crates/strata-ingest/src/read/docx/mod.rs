@@ -1,0 +1,160 @@
+//! DOCX: the text of a Word document, with its headings, numbering, lists, tables and
+//! footnotes.
+//!
+//! A `.docx` is a zip of XML parts (`package`). The reader takes `word/document.xml` and,
+//! when present, the parts that give it structure: `styles.xml` (`styles`: which paragraphs
+//! are headings, by outline level), `numbering.xml` (`numbering`: the `1.2` Word draws in
+//! front of numbered headings and list items) and `footnotes.xml` (`notes`). The body walk
+//! (`body`, with `inline` for the runs inside a paragraph) writes the text the way the
+//! HTML reader does: a blank line between blocks, one line per list item and table row.
+//!
+//! XML is parsed with `roxmltree` rather than `quick-xml`: the walk needs to look around a
+//! node (a paragraph's `w:pPr` before its runs, a run's `w:rPr` to see hidden text, a style's
+//! `w:basedOn` chain), which a read-only tree gives directly and a pull parser would need
+//! hand-kept state for. roxmltree resolves namespaces (so Strict files and unusual prefixes
+//! read the same), refuses DTDs (no entity expansion bombs), and is itself a safe pure-Rust
+//! crate. The tree costs memory proportional to the XML, which [`MAX_UNZIPPED_BYTES`]
+//! bounds.
+//!
+//! DOCX has no reliable pages: page breaks are decided by the program that lays the text out
+//! (`w:lastRenderedPageBreak` records where Word last put them, on one machine, with one set
+//! of fonts). `page_breaks` stays empty.
+//!
+//! Heading levels are the outline levels Word stores, not re-leveled from legal unit names
+//! as the HTML reader does: the outline level is the author's own statement of the
+//! structure, and Word's navigation pane shows exactly these levels.
+
+mod body;
+#[cfg(test)]
+mod corpus_tests;
+mod inline;
+mod notes;
+mod numbering;
+mod package;
+mod styles;
+#[cfg(test)]
+mod tests;
+mod xml;
+
+use strata_core::Format;
+
+use self::body::{walk, Context};
+use self::notes::Notes;
+use self::numbering::Numbering;
+use self::package::Package;
+pub use self::package::MAX_UNZIPPED_BYTES;
+use self::styles::Styles;
+use self::xml::{is, is_w, DC};
+use super::{Parsed, ReadError, Reader};
+
+/// Word documents (Office Open XML, `.docx`).
+pub struct DocxReader;
+
+impl Reader for DocxReader {
+    fn format(&self) -> Format {
+        Format::Docx
+    }
+
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        // Neither zip nor roxmltree is known to panic, but the reader contract is that
+        // nothing does.
+        std::panic::catch_unwind(|| read_docx(bytes, MAX_UNZIPPED_BYTES)).unwrap_or_else(|_| {
+            Err(ReadError::Malformed(
+                "the DOCX reader failed on this file; open it in Word or LibreOffice and save it again as .docx"
+                    .into(),
+            ))
+        })
+    }
+}
+
+/// Reads a DOCX package whose parts may unzip to at most `limit` bytes.
+fn read_docx(bytes: &[u8], limit: u64) -> Result<Parsed, ReadError> {
+    let mut package = Package::open(bytes, limit)?;
+    let parts = package.parts()?;
+    let Some(document) = package.part(&parts.document)? else {
+        return Err(ReadError::Malformed(format!(
+            "this .docx lists {} as its document but the zip has no such part; the file is damaged: \
+             open it in Word (which offers to repair it) and save it again",
+            parts.document
+        )));
+    };
+    let mut warnings = Vec::new();
+    // The structure parts are optional: a damaged one costs headings, numbers or notes, not
+    // the text. The size cap still refuses the file.
+    let mut optional = |name: &Option<String>, loses: &str| -> Result<Option<String>, ReadError> {
+        let Some(name) = name else {
+            return Ok(None);
+        };
+        match package.part(name) {
+            Ok(text) => Ok(text),
+            Err(e) if e.damaged => {
+                warnings.push(format!("{}; {loses}", e.error));
+                Ok(None)
+            }
+            Err(e) => Err(e.error),
+        }
+    };
+    let styles_xml = optional(&parts.styles, "heading levels from styles are lost")?;
+    let numbering_xml = optional(&parts.numbering, "list and heading numbers are lost")?;
+    let footnotes_xml = optional(&parts.footnotes, "footnote text is lost")?;
+    let core_xml = optional(&parts.core, "the document title from its properties is lost")?;
+    let mut damaged = |part: &Option<String>, e: roxmltree::Error, loses: &str| {
+        warnings.push(format!(
+            "{} is not well-formed XML ({e}); {loses}; open the file in Word and save it again to repair it",
+            part.as_deref().unwrap_or("a part")
+        ));
+    };
+    let styles = Styles::parse(styles_xml.as_deref()).unwrap_or_else(|e| {
+        damaged(&parts.styles, e, "heading levels from styles are lost");
+        Styles::default()
+    });
+    let numbering = Numbering::parse(numbering_xml.as_deref()).unwrap_or_else(|e| {
+        damaged(&parts.numbering, e, "list and heading numbers are lost");
+        Numbering::default()
+    });
+    let notes = Notes::parse(footnotes_xml.as_deref()).unwrap_or_else(|e| {
+        damaged(&parts.footnotes, e, "footnote text is lost");
+        Notes::default()
+    });
+    let doc = xml::parse(&document).map_err(|e| {
+        ReadError::Malformed(format!(
+            "{} in this .docx is not well-formed XML ({e}); the file is damaged: open it in Word \
+             (which offers to repair it) and save it again",
+            parts.document
+        ))
+    })?;
+    let root = doc.root_element();
+    let Some(body) = root.children().find(|n| is_w(*n, "body")) else {
+        return Err(ReadError::Malformed(format!(
+            "{} in this .docx has no w:body, so it is not a Word document body; open the file in \
+             Word or LibreOffice and save it as .docx",
+            parts.document
+        )));
+    };
+    let by_outline = styles.any_outline()
+        || body.descendants().any(|n| {
+            is_w(n, "outlineLvl")
+                && xml::w_attr(n, "val").and_then(|v| v.parse::<u32>().ok()).is_some_and(|l| l < 9)
+        });
+    let walked = walk(body, &Context { styles: &styles, numbering: &numbering, notes: &notes, by_outline });
+    if walked.text.trim().is_empty() {
+        return Err(ReadError::Empty);
+    }
+    let title = walked.title.or_else(|| core_xml.as_deref().and_then(core_title));
+    Ok(Parsed {
+        text: walked.text,
+        blocks: walked.blocks,
+        headings: walked.headings,
+        title,
+        warnings,
+        ..Parsed::default()
+    })
+}
+
+/// `dc:title` from `docProps/core.xml`, whitespace-normalized, when not empty.
+fn core_title(core: &str) -> Option<String> {
+    let doc = xml::parse(core).ok()?;
+    let node = doc.descendants().find(|n| is(*n, DC, "title"))?;
+    let title = body::one_line(node.text().unwrap_or_default());
+    (!title.is_empty()).then_some(title)
+}

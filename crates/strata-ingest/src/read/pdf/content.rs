@@ -1,0 +1,292 @@
+//! The content-stream interpreter: a page's operators to positioned glyphs.
+//!
+//! Only what places text is followed: the graphics state stack (`q`/`Q`/`cm`), text objects
+//! and their state (`BT`, `Tf`, `Tc`, `Tw`, `Tz`, `TL`, `Ts`, `Td`, `TD`, `Tm`, `T*`), the
+//! show operators (`Tj`, `TJ`, `'`, `"`) and form XObjects (`Do`, nested at most
+//! [`MAX_FORM_DEPTH`] deep). Each glyph gets its baseline origin and advance in page space
+//! (PDF 32000-1, 9.4.4), so the layout can rebuild lines and columns whatever order the
+//! producer wrote them in.
+
+use std::collections::HashMap;
+
+use lopdf::content::Content;
+use lopdf::{Dictionary, Document, Object};
+
+use super::fonts::{deref, Font};
+
+/// Form XObjects inside form XObjects followed at most this deep (a cycle stops here too).
+const MAX_FORM_DEPTH: usize = 8;
+/// Glyphs kept per page; a page beyond it is cut (a pathological or hostile stream).
+const MAX_GLYPHS: usize = 2_000_000;
+
+/// One glyph in page space (points, origin bottom left).
+#[derive(Debug, Clone)]
+pub struct Glyph {
+    /// The glyph's text: usually one character, a ligature spelt out, or empty.
+    pub text: String,
+    /// Baseline start and end, x.
+    pub x0: f32,
+    pub x1: f32,
+    /// Baseline y.
+    pub y: f32,
+    /// Rendered font size (font size times the vertical scale of the text matrix and CTM).
+    pub size: f32,
+    /// Whether the font looks bold.
+    pub bold: bool,
+    /// The font, numbered by name in order of first use in the document.
+    pub font: u32,
+    /// Drawn rotated or skewed (margin text, rotated tables).
+    pub rotated: bool,
+}
+
+#[derive(Clone, Copy)]
+struct M([f32; 6]);
+
+impl M {
+    const ID: M = M([1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    /// `self` then `other`.
+    fn then(self, o: M) -> M {
+        let [a, b, c, d, e, f] = self.0;
+        let [a2, b2, c2, d2, e2, f2] = o.0;
+        M([
+            a * a2 + b * c2,
+            a * b2 + b * d2,
+            c * a2 + d * c2,
+            c * b2 + d * d2,
+            e * a2 + f * c2 + e2,
+            e * b2 + f * d2 + f2,
+        ])
+    }
+    fn apply(self, x: f32, y: f32) -> (f32, f32) {
+        let [a, b, c, d, e, f] = self.0;
+        (a * x + c * y + e, b * x + d * y + f)
+    }
+    fn translate(x: f32, y: f32) -> M {
+        M([1.0, 0.0, 0.0, 1.0, x, y])
+    }
+}
+
+#[derive(Clone)]
+struct State {
+    ctm: M,
+    char_space: f32,
+    word_space: f32,
+    h_scale: f32,
+    leading: f32,
+    rise: f32,
+    font: Option<Vec<u8>>,
+    size: f32,
+}
+
+/// The resources a content stream sees, nearest first.
+#[derive(Clone)]
+struct Resources<'d> {
+    dicts: Vec<&'d Dictionary>,
+}
+
+impl<'d> Resources<'d> {
+    fn lookup(&self, doc: &'d Document, kind: &[u8], name: &[u8]) -> Option<&'d Object> {
+        self.dicts.iter().find_map(|r| {
+            let group = deref(doc, r.get(kind).ok()?)?.as_dict().ok()?;
+            deref(doc, group.get(name).ok()?)
+        })
+    }
+}
+
+/// Interprets one page. Fonts are cached by object across the page's forms.
+pub struct Interpreter<'d> {
+    doc: &'d Document,
+    fonts: HashMap<*const Dictionary, (Font<'d>, u32)>,
+    font_names: HashMap<String, u32>,
+    glyphs: Vec<Glyph>,
+    /// Problems met (bad operands are skipped, not fatal).
+    pub warnings: Vec<String>,
+}
+
+impl<'d> Interpreter<'d> {
+    /// An interpreter for pages of `doc`.
+    pub fn new(doc: &'d Document) -> Self {
+        Interpreter {
+            doc,
+            fonts: HashMap::new(),
+            font_names: HashMap::new(),
+            glyphs: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The glyphs of page `page_id`, in content order.
+    pub fn page(&mut self, page_id: lopdf::ObjectId, content: &[u8]) -> Vec<Glyph> {
+        self.glyphs.clear();
+        let doc = self.doc;
+        let mut dicts = Vec::new();
+        if let Ok((direct, ids)) = doc.get_page_resources(page_id) {
+            dicts.extend(direct);
+            dicts.extend(ids.into_iter().filter_map(|id| doc.get_dictionary(id).ok()));
+        }
+        let resources = Resources { dicts };
+        let state = State {
+            ctm: M::ID,
+            char_space: 0.0,
+            word_space: 0.0,
+            h_scale: 1.0,
+            leading: 0.0,
+            rise: 0.0,
+            font: None,
+            size: 0.0,
+        };
+        self.run(content, &resources, state, 0);
+        std::mem::take(&mut self.glyphs)
+    }
+
+    fn run(&mut self, content: &[u8], resources: &Resources<'d>, start: State, depth: usize) {
+        let ops = match Content::decode(content) {
+            Ok(c) => c.operations,
+            Err(e) => {
+                self.warnings
+                    .push(format!("a content stream could not be parsed ({e}); its text is missing"));
+                return;
+            }
+        };
+        let mut gs = start;
+        let mut stack: Vec<State> = Vec::new();
+        let (mut tm, mut tlm) = (M::ID, M::ID);
+        let doc = self.doc;
+        for op in &ops {
+            let f = |i: usize| op.operands.get(i).and_then(|o| o.as_float().ok()).unwrap_or(0.0);
+            match op.operator.as_str() {
+                "q" => stack.push(gs.clone()),
+                "Q" => {
+                    if let Some(s) = stack.pop() {
+                        gs = s;
+                    }
+                }
+                "cm" => gs.ctm = M([f(0), f(1), f(2), f(3), f(4), f(5)]).then(gs.ctm),
+                "BT" => {
+                    tm = M::ID;
+                    tlm = M::ID;
+                }
+                "Tf" => {
+                    gs.font = op.operands.first().and_then(|o| o.as_name().ok()).map(<[u8]>::to_vec);
+                    gs.size = f(1);
+                }
+                "Tc" => gs.char_space = f(0),
+                "Tw" => gs.word_space = f(0),
+                "Tz" => gs.h_scale = f(0) / 100.0,
+                "TL" => gs.leading = f(0),
+                "Ts" => gs.rise = f(0),
+                "Td" | "TD" => {
+                    if op.operator == "TD" {
+                        gs.leading = -f(1);
+                    }
+                    tlm = M::translate(f(0), f(1)).then(tlm);
+                    tm = tlm;
+                }
+                "Tm" => {
+                    tlm = M([f(0), f(1), f(2), f(3), f(4), f(5)]);
+                    tm = tlm;
+                }
+                "T*" => {
+                    tlm = M::translate(0.0, -gs.leading).then(tlm);
+                    tm = tlm;
+                }
+                "Tj" | "'" | "\"" | "TJ" => {
+                    if op.operator == "\"" {
+                        gs.word_space = f(0);
+                        gs.char_space = f(1);
+                    }
+                    if op.operator != "Tj" && op.operator != "TJ" {
+                        tlm = M::translate(0.0, -gs.leading).then(tlm);
+                        tm = tlm;
+                    }
+                    let font = gs.font.as_deref().and_then(|n| resources.lookup(doc, b"Font", n));
+                    let Some(dict) = font.and_then(|o| o.as_dict().ok()) else { continue };
+                    let key = dict as *const Dictionary;
+                    if !self.fonts.contains_key(&key) {
+                        let font = Font::new(doc, dict);
+                        let next = self.font_names.len() as u32;
+                        let id = *self.font_names.entry(font.name.clone()).or_insert(next);
+                        self.fonts.insert(key, (font, id));
+                    }
+                    let items: Vec<&Object> = match op.operator.as_str() {
+                        "TJ" => op
+                            .operands
+                            .first()
+                            .and_then(|o| o.as_array().ok())
+                            .map_or(Vec::new(), |a| a.iter().collect()),
+                        "\"" => op.operands.get(2).into_iter().collect(),
+                        _ => op.operands.first().into_iter().collect(),
+                    };
+                    for item in items {
+                        match item {
+                            Object::String(bytes, _) => self.show(key, bytes, &gs, &mut tm),
+                            o => {
+                                let n = o.as_float().unwrap_or(0.0);
+                                tm = M::translate(-n / 1000.0 * gs.size * gs.h_scale, 0.0).then(tm);
+                            }
+                        }
+                    }
+                }
+                "Do" if depth < MAX_FORM_DEPTH => {
+                    let Some(name) = op.operands.first().and_then(|o| o.as_name().ok()) else { continue };
+                    let Some(Object::Stream(form)) = resources.lookup(doc, b"XObject", name) else {
+                        continue;
+                    };
+                    if form.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form") {
+                        continue;
+                    }
+                    let Ok(data) = form.decompressed_content().or_else(|_| Ok::<_, ()>(form.content.clone()))
+                    else {
+                        continue;
+                    };
+                    let mut inner = resources.clone();
+                    if let Some(r) = form
+                        .dict
+                        .get(b"Resources")
+                        .ok()
+                        .and_then(|o| deref(doc, o))
+                        .and_then(|o| o.as_dict().ok())
+                    {
+                        inner.dicts.insert(0, r);
+                    }
+                    let mut s = gs.clone();
+                    if let Some(m) = form.dict.get(b"Matrix").ok().and_then(|o| o.as_array().ok()) {
+                        let v: Vec<f32> = m.iter().map(|o| o.as_float().unwrap_or(0.0)).collect();
+                        if v.len() == 6 {
+                            s.ctm = M([v[0], v[1], v[2], v[3], v[4], v[5]]).then(s.ctm);
+                        }
+                    }
+                    self.run(&data, &inner, s, depth + 1);
+                }
+                _ => {}
+            }
+            if self.glyphs.len() >= MAX_GLYPHS {
+                self.warnings.push(format!("a page has more than {MAX_GLYPHS} glyphs; the rest is cut"));
+                return;
+            }
+        }
+    }
+
+    fn show(&mut self, font: *const Dictionary, bytes: &[u8], gs: &State, tm: &mut M) {
+        let Some((font, font_id)) = self.fonts.get(&font) else { return };
+        for (code, raw) in font.codes(bytes) {
+            let w = font.width(code);
+            let trm = tm.then(gs.ctm);
+            let [a, b, c, d, _, _] = trm.0;
+            let (x0, y) = trm.apply(0.0, gs.rise);
+            let (x1, _) = trm.apply(w * gs.size * gs.h_scale, gs.rise);
+            let size = (gs.size * (c * c + d * d).sqrt()).abs();
+            let rotated = b.abs() > 0.01 * a.abs().max(1e-6)
+                || c.abs() > 0.01 * d.abs().max(1e-6)
+                || a < 0.0
+                || d < 0.0;
+            let text = font.decode(code, raw);
+            let space = if !font.two_byte && code == 32 { gs.word_space } else { 0.0 };
+            let advance = (w * gs.size + gs.char_space + space) * gs.h_scale;
+            *tm = M::translate(advance, 0.0).then(*tm);
+            if !text.is_empty() && size > 0.0 && x0.is_finite() && y.is_finite() {
+                self.glyphs.push(Glyph { text, x0, x1, y, size, bold: font.bold, font: *font_id, rotated });
+            }
+        }
+    }
+}

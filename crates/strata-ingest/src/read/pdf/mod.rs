@@ -1,0 +1,177 @@
+//! PDF: text per physical page in reading order, the outline or recovered headings as the
+//! tree, printed page labels.
+//!
+//! The stages, one file each:
+//!
+//! - [`content`]: the content-stream interpreter, page operators to positioned glyphs;
+//! - [`fonts`]: decoding (ToUnicode, standard encodings, `/Differences`), glyph widths and
+//!   boldness;
+//! - [`layout`]: glyphs to segments, columns and lines in reading order;
+//! - [`furniture`]: running headers, footers and page numbers found across pages and left out;
+//! - [`page_text`]: lines to paragraphs, hyphenated line ends joined, the page breaks;
+//! - [`outline`]: bookmarks mapped to the line of their heading on their page;
+//! - [`headings`]: headings recovered from numbering, font size and weight when there is no
+//!   outline, table-of-contents pages recognized and kept out;
+//! - [`labels`]: `/PageLabels` (roman front matter) as printed page labels.
+//!
+//! Built on `lopdf` (pure Rust, MIT): it parses the file, decrypts files with an empty user
+//! password, inflates streams and decodes font encodings; everything from glyph positions
+//! on is ours. The crate comparison is in `bench/results/pdf.md`.
+
+mod content;
+mod fonts;
+mod furniture;
+mod headings;
+mod labels;
+mod layout;
+mod outline;
+mod page_text;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use lopdf::{Document, Object};
+use strata_core::Format;
+
+use super::{Parsed, ReadError, Reader};
+
+/// Most bytes one page's content streams may inflate to.
+const MAX_PAGE_CONTENT: usize = 256 << 20;
+
+/// Reads PDF files.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PdfReader;
+
+impl Reader for PdfReader {
+    fn format(&self) -> Format {
+        Format::Pdf
+    }
+
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        let head = &bytes[..bytes.len().min(1024)];
+        if !head.windows(5).any(|w| w == b"%PDF-") {
+            return Err(ReadError::Malformed(
+                "not a PDF: no %PDF- header in the first 1024 bytes; check the file, or rename it if it is another format"
+                    .to_string(),
+            ));
+        }
+        // lopdf is defensive, but a parser bug on a hostile file must cost that file only.
+        catch_unwind(AssertUnwindSafe(|| read_pdf(bytes))).unwrap_or_else(|_| {
+            Err(ReadError::Malformed(
+                "the PDF parser failed on this file (it may be damaged); repair it, e.g. with `qpdf in.pdf out.pdf`, and re-ingest"
+                    .to_string(),
+            ))
+        })
+    }
+}
+
+/// One page's lines, as laid out, before furniture is taken out.
+pub(crate) struct PageLines {
+    pub lines: Vec<layout::Line>,
+    /// Top of the page's media box, for telling headers from footers.
+    pub height: f32,
+}
+
+fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
+    let doc = Document::load_mem(bytes).map_err(load_error)?;
+    if doc.is_encrypted() {
+        return Err(encrypted());
+    }
+    let pages = doc.get_pages();
+    if pages.is_empty() {
+        return Err(ReadError::Malformed("the PDF has no pages".to_string()));
+    }
+    let mut warnings = Vec::new();
+    let mut interpreter = content::Interpreter::new(&doc);
+    let mut laid: Vec<PageLines> = Vec::with_capacity(pages.len());
+    let mut rotated = 0;
+    for (&number, &id) in &pages {
+        let content = match doc.get_page_content_with_limit(id, MAX_PAGE_CONTENT) {
+            Ok(c) => c,
+            Err(e) => {
+                warnings.push(format!(
+                    "page {number}: its content could not be read ({e}); the page is left empty"
+                ));
+                Vec::new()
+            }
+        };
+        let glyphs = interpreter.page(id, &content);
+        let (lines, r) = layout::lines(&glyphs);
+        rotated += r;
+        laid.push(PageLines { lines, height: media_height(&doc, id) });
+    }
+    warnings.append(&mut interpreter.warnings);
+    if laid.iter().all(|p| p.lines.is_empty()) {
+        return Err(ReadError::NoTextLayer { pages: pages.len() });
+    }
+    if rotated > 0 {
+        tracing::debug!(rotated, "rotated glyphs (margin text) left out");
+    }
+    furniture::strip(&mut laid);
+    let mut text = page_text::assemble(&laid);
+    let labels = labels::page_labels(&doc, pages.len());
+    let outline = outline::entries(&doc, &pages);
+    let headings =
+        if outline.is_empty() { headings::recover(&text) } else { outline::place(&outline, &text) };
+    let blocks = page_text::blocks(&text, &headings);
+    let title = info_title(&doc);
+    let parsed = Parsed {
+        text: std::mem::take(&mut text.text),
+        page_breaks: text.page_breaks,
+        page_labels: labels,
+        blocks,
+        headings,
+        title,
+        metadata: Default::default(),
+        warnings,
+    };
+    Ok(parsed)
+}
+
+fn load_error(e: lopdf::Error) -> ReadError {
+    let message = e.to_string();
+    let lower = message.to_ascii_lowercase();
+    if lower.contains("decrypt") || lower.contains("password") || lower.contains("encrypt") {
+        return encrypted();
+    }
+    ReadError::Malformed(format!(
+        "the PDF could not be parsed ({message}); repair it, e.g. with `qpdf in.pdf out.pdf`, and re-ingest"
+    ))
+}
+
+fn encrypted() -> ReadError {
+    ReadError::Malformed(
+        "the PDF is encrypted with a password; decrypt it (e.g. `qpdf --decrypt --password=… in.pdf out.pdf`) and re-ingest"
+            .to_string(),
+    )
+}
+
+fn media_height(doc: &Document, page: lopdf::ObjectId) -> f32 {
+    let mut id = Some(page);
+    for _ in 0..32 {
+        let Some(dict) = id.and_then(|i| doc.get_dictionary(i).ok()) else { break };
+        if let Some(b) =
+            dict.get(b"MediaBox").ok().and_then(|o| fonts::deref(doc, o)).and_then(|o| o.as_array().ok())
+        {
+            let v: Vec<f32> = b.iter().filter_map(|o| o.as_float().ok()).collect();
+            if v.len() == 4 {
+                return (v[3] - v[1]).abs();
+            }
+        }
+        id = dict.get(b"Parent").and_then(Object::as_reference).ok();
+    }
+    792.0
+}
+
+/// The document information dictionary's title, unless it is a file name or a tool's label.
+fn info_title(doc: &Document) -> Option<String> {
+    let info = doc.trailer.get(b"Info").ok().and_then(|o| fonts::deref(doc, o))?.as_dict().ok()?;
+    let title =
+        lopdf::decode_text_string(info.get(b"Title").ok().and_then(|o| fonts::deref(doc, o))?).ok()?;
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower = title.to_ascii_lowercase();
+    let junk = title.is_empty()
+        || lower.starts_with("microsoft word")
+        || [".doc", ".pdf", ".tex", ".dvi", ".indd"].iter().any(|x| lower.ends_with(x))
+        || lower == "untitled";
+    (!junk).then_some(title)
+}

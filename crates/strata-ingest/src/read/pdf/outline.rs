@@ -1,0 +1,162 @@
+//! The outline (bookmarks) as the heading tree: each entry is placed on the line of its
+//! heading on its page.
+//!
+//! Titles and lines are compared on their letters and digits only, lower-cased, so spacing,
+//! punctuation, ligatures and line wraps do not matter. A line may carry a number the entry
+//! lacks (`2.1. Value.` for the entry `Value`) or the other way round, and a heading may run
+//! into its paragraph (the heading span then ends where the title does). The search starts
+//! after the previous entry's heading on the page, then tries the next page (bookmarks
+//! that point at the top of the page before); an entry whose title is not found is placed,
+//! with an empty span, at the start of its page, so its pages stay right. A placed heading's
+//! title is the heading as printed (`3.1 Shell Syntax` for the bookmark `Shell Syntax`), so
+//! the section number is kept.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use lopdf::{Document, ObjectId};
+use regex::Regex;
+use strata_core::Span;
+
+use super::page_text::PageText;
+use crate::read::HeadingMark;
+
+/// One bookmark: level (1 = top), title, 0-based page.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Entry {
+    pub level: u32,
+    pub title: String,
+    pub page: usize,
+}
+
+/// The outline entries, in outline order; empty when the file has none.
+pub(crate) fn entries(doc: &Document, pages: &BTreeMap<u32, ObjectId>) -> Vec<Entry> {
+    let Ok(toc) = doc.get_toc() else { return Vec::new() };
+    toc.toc
+        .into_iter()
+        .filter(|t| t.page >= 1 && t.page <= pages.len())
+        .map(|t| Entry {
+            level: t.level.clamp(1, 64) as u32,
+            title: t.title.split_whitespace().collect::<Vec<_>>().join(" "),
+            page: t.page - 1,
+        })
+        .filter(|e| !e.title.is_empty())
+        .collect()
+}
+
+/// Heading marks for `entries` in `text`.
+pub(crate) fn place(entries: &[Entry], text: &PageText) -> Vec<HeadingMark> {
+    let page_start =
+        |p: usize| if p == 0 { 0 } else { text.page_breaks.get(p - 1).copied().unwrap_or(text.text.len()) };
+    let mut out: Vec<HeadingMark> = Vec::with_capacity(entries.len());
+    let mut cursor = 0usize;
+    for e in entries {
+        let found = [e.page, e.page + 1].into_iter().find_map(|page| {
+            text.lines
+                .iter()
+                .filter(|l| l.page == page && l.span.start >= cursor)
+                .find_map(|l| matches(&text.text, l.span, &e.title))
+        });
+        let span = match found {
+            Some(span) => span,
+            None => {
+                let at = page_start(e.page).max(cursor).min(text.text.len());
+                Span::new(at, at)
+            }
+        };
+        cursor = span.end;
+        // The heading as printed carries the number the bookmark often leaves out.
+        let printed = text.text[span.start..span.end].split_whitespace().collect::<Vec<_>>().join(" ");
+        let title = if printed.is_empty() { e.title.clone() } else { printed };
+        out.push(HeadingMark { level: e.level, title, span, number: None });
+    }
+    out
+}
+
+/// Where `title` starts at `line`: the heading's span, or `None`.
+fn matches(text: &str, line: Span, title: &str) -> Option<Span> {
+    let from = &text[line.start..];
+    let stripped = strip_number(title);
+    let end = prefix_end(from, title)
+        .or_else(|| number_len(from).and_then(|n| prefix_end(&from[n..], stripped).map(|e| n + e)))
+        .or_else(|| (stripped.len() < title.len()).then(|| prefix_end(from, stripped)).flatten())?;
+    let mut end = line.start + end;
+    // A heading that fills its line takes the whole line.
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    if text[end..line_end].chars().all(|c| !c.is_alphanumeric()) {
+        end = line_end;
+    }
+    Some(Span::new(line.start, end))
+}
+
+/// Bytes of `hay` that spell `needle`'s letters and digits in order (others skipped), up to
+/// the last one; `None` when they differ. At least three letters or digits must match.
+fn prefix_end(hay: &str, needle: &str) -> Option<usize> {
+    let mut want = needle.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).peekable();
+    let mut matched = 0;
+    let mut end = 0;
+    for (i, c) in hay.char_indices() {
+        if want.peek().is_none() {
+            break;
+        }
+        if !c.is_alphanumeric() {
+            if i > 4 * needle.len() + 16 {
+                return None;
+            }
+            continue;
+        }
+        for lc in c.to_lowercase() {
+            if want.next() != Some(lc) {
+                return None;
+            }
+        }
+        matched += 1;
+        end = i + c.len_utf8();
+    }
+    (want.peek().is_none() && matched >= 3.min(needle.len())).then_some(end)
+}
+
+fn number_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\s*(?:(?:Chapter|CHAPTER|Section|SECTION|Appendix|APPENDIX|Part|PART|SEC\.)\s+)?(?:[0-9]+|[A-Z])(?:\.[0-9]+)*\.?[\s:]+").unwrap()
+    })
+}
+
+fn number_len(s: &str) -> Option<usize> {
+    number_re().find(s).map(|m| m.end())
+}
+
+fn strip_number(title: &str) -> &str {
+    number_len(title).map_or(title, |n| &title[n..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str, title: &str) -> Option<String> {
+        matches(text, Span::new(0, text.find('\n').unwrap_or(text.len())), title)
+            .map(|s| text[s.start..s.end].to_string())
+    }
+
+    #[test]
+    fn titles_match_lines_loosely() {
+        assert_eq!(
+            at(
+                "3.1 Device Agent/Gateway-Based Deployment\nbody",
+                "3.1 Device Agent/Gateway-Based Deployment"
+            )
+            .as_deref(),
+            Some("3.1 Device Agent/Gateway-Based Deployment")
+        );
+        assert_eq!(at("2.1. Value. In order to incentivise", "Value").as_deref(), Some("2.1. Value"));
+        assert_eq!(at("Introduction\nbody", "1 Introduction").as_deref(), Some("Introduction"));
+        assert_eq!(at("Executive  Summary", "Executive Summary").as_deref(), Some("Executive  Summary"));
+        assert_eq!(
+            at("Zero Trust Basics\nand more", "Zero trust basics and more").as_deref(),
+            Some("Zero Trust Basics\nand more")
+        );
+        assert_eq!(at("Something else", "Value"), None);
+    }
+}
