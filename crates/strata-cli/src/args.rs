@@ -93,6 +93,14 @@ pub enum Command {
         /// DOC#NODE.
         target: String,
     },
+    /// Print pages of a document as read: `strata read DOC --pages 5-7`.
+    Read {
+        /// Document id or part of its path.
+        doc: String,
+        /// A page (12) or a range (5-7) of physical page numbers from 1.
+        #[arg(long, default_value = "1")]
+        pages: String,
+    },
     /// Look up a defined term in every document.
     Define {
         /// The term.

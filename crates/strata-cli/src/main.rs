@@ -168,6 +168,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             emit(cli.json, &section, render::section)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Read { doc, pages } => {
+            let store = EmbeddedStore::open(&cli.index)?;
+            let id = navigate::resolve_doc(&store, &doc)?;
+            let stored =
+                store.document(&id)?.ok_or_else(|| anyhow::anyhow!("document {id} is not in the index"))?;
+            let (first, last) = parse_page_range(&pages).map_err(|_| {
+                anyhow::anyhow!("--pages {pages:?}: give a page (12) or a range (5-7) of page numbers from 1")
+            })?;
+            let read = navigate::pages(&stored, first, last)?;
+            emit(cli.json, &read, render::pages)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Define { term } => {
             let store = EmbeddedStore::open(&cli.index)?;
             let defs = navigate::define(&store, &term)?;

@@ -1,7 +1,7 @@
 //! Human-readable output. JSON output is the serde form of the same library types.
 
 use strata_index::DocSummary;
-use strata_search::navigate::{CitedDefinition, OutlineNode, Refs, Section};
+use strata_search::navigate::{self, CitedDefinition, OutlineNode, Refs, Section};
 use strata_search::{SearchResponse, Unit};
 
 use crate::ingest::Summary;
@@ -148,6 +148,24 @@ pub fn section(s: &Section) {
     println!("{} — {} ({}, bytes {})", s.doc_title, s.heading_path.join(" > "), s.pages, s.span);
     println!();
     println!("{}", s.text.trim_end());
+}
+
+pub fn pages(p: &navigate::Pages) {
+    for (i, page) in p.pages.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        let label = page.label.as_deref().filter(|l| *l != page.number.to_string());
+        let label = label.map(|l| format!(" (printed {l})")).unwrap_or_default();
+        let path = if page.heading_path.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", page.heading_path.join(" > "))
+        };
+        println!("── {}, page {} of {}{label}{path}", p.doc_title, page.number, p.page_count);
+        println!();
+        println!("{}", page.text.trim_end());
+    }
 }
 
 pub fn define(term: &str, defs: &[CitedDefinition]) {

@@ -1,4 +1,4 @@
-//! Navigation: outline, read a section, define a term, follow references.
+//! Navigation: outline, read a section, read pages, define a term, follow references.
 //!
 //! These are the moves an agent makes besides searching. The CLI, the HTTP API and the MCP
 //! tools call these same functions and render the same shapes.
@@ -122,6 +122,69 @@ pub fn section(doc: &StoredDocument, node: NodeId) -> Section {
         span: n.subtree,
         text: n.subtree.slice(&d.text).to_string(),
     }
+}
+
+/// Pages of a document, as read (running headers and footers left out).
+#[derive(Debug, Clone, Serialize)]
+pub struct Pages {
+    /// Document id.
+    pub doc_id: String,
+    /// Document title.
+    pub doc_title: String,
+    /// Pages in the document.
+    pub page_count: u32,
+    /// The pages asked for, in order.
+    pub pages: Vec<PageText>,
+}
+
+/// One page's text.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageText {
+    /// Physical page number, from 1.
+    pub number: u32,
+    /// Printed label (`iv`, `A-3`), when the document has one.
+    pub label: Option<String>,
+    /// Heading path of the deepest section that holds the page's start.
+    pub heading_path: Vec<String>,
+    /// Byte span in the document text.
+    pub span: Span,
+    /// The text.
+    pub text: String,
+}
+
+/// Pages `first..=last` (physical numbers from 1) of a document. Pages past the end are an
+/// error that names the page count; a page with no text (a full-page figure) is returned empty.
+pub fn pages(doc: &StoredDocument, first: u32, last: u32) -> Result<Pages> {
+    let d = &doc.document;
+    let count = d.pages.iter().map(|p| p.number).max().unwrap_or(1);
+    if first == 0 || last < first || first > count {
+        return Err(Error::user(format!(
+            "pages {first}-{last}: {} has {count} page{}; ask for pages between 1 and {count}",
+            d.id,
+            if count == 1 { "" } else { "s" }
+        )));
+    }
+    let last = last.min(count);
+    let pages = (first..=last)
+        .map(|n| {
+            let page = d.pages.iter().find(|p| p.number == n);
+            // An empty page has no entry of its own: it sits where the next page starts.
+            let at = page.map(|p| p.span).unwrap_or_else(|| {
+                let next = d.pages.iter().find(|p| p.number > n).map_or(d.text.len(), |p| p.span.start);
+                Span::new(next, next)
+            });
+            let node =
+                d.tree.nodes().iter().rev().find(|x| x.subtree.start <= at.start && at.start < x.subtree.end);
+            PageText {
+                number: n,
+                label: page.and_then(|p| p.label.clone()),
+                heading_path: node.map(|x| d.tree.heading_path(x.id)).unwrap_or_default(),
+                span: at,
+                text: at.slice(&d.text).to_string(),
+            }
+        })
+        .collect();
+    Ok(Pages { doc_id: d.id.to_string(), doc_title: d.title.clone(), page_count: count, pages })
 }
 
 /// A definition with its citation.
