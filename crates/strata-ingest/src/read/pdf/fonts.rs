@@ -2,7 +2,9 @@
 //! is, and whether it looks bold.
 //!
 //! Decoding goes through lopdf's `Encoding` (ToUnicode CMaps, the standard encodings,
-//! `/Differences`). Widths come from `/Widths` (simple fonts) or the descendant font's `/W`
+//! `/Differences`), except that a simple font without ToUnicode takes its glyph names first
+//! (its Type 1 program's built-in encoding and its `/Differences`, see [`super::glyphs`]):
+//! lopdf falls back to StandardEncoding for built-in encodings and drops ligature names. Widths come from `/Widths` (simple fonts) or the descendant font's `/W`
 //! (composite fonts, 2-byte codes); a font without widths (the standard 14) gets half an em
 //! per glyph, which only blurs word gaps, never the text.
 
@@ -29,6 +31,8 @@ pub struct Font<'d> {
     pub bold: bool,
     /// The base font name without a subset tag (`ABCDEE+Calibri-Light` → `calibri-light`).
     pub name: String,
+    /// Codes whose text comes from glyph names (simple fonts without ToUnicode).
+    named: HashMap<u32, String>,
     decoded: RefCell<HashMap<u32, String>>,
 }
 
@@ -49,6 +53,7 @@ impl<'d> Font<'d> {
             scale: 0.001,
             bold: false,
             name: String::new(),
+            named: HashMap::new(),
             decoded: RefCell::new(HashMap::new()),
         };
         let mut name = dict.get(b"BaseFont").and_then(Object::as_name).unwrap_or(b"").to_vec();
@@ -74,6 +79,9 @@ impl<'d> Font<'d> {
                 });
             }
         } else {
+            if dict.get(b"ToUnicode").is_err() {
+                font.named = super::glyphs::simple_font_names(doc, dict);
+            }
             font.first_char = dict.get(b"FirstChar").ok().and_then(number).unwrap_or(0.0).max(0.0) as u32;
             if subtype == b"Type3" {
                 if let Some(m) =
@@ -133,9 +141,10 @@ impl<'d> Font<'d> {
         if let Some(s) = self.decoded.borrow().get(&code) {
             return s.clone();
         }
-        let raw = match &self.encoding {
-            Some(e) => e.bytes_to_string(bytes).unwrap_or_default(),
-            None => bytes.iter().map(|b| *b as char).collect(),
+        let raw = match (&self.encoding, self.named.get(&code)) {
+            (_, Some(named)) => named.clone(),
+            (Some(e), None) => e.bytes_to_string(bytes).unwrap_or_default(),
+            (None, None) => bytes.iter().map(|b| *b as char).collect(),
         };
         let text = spell_out(&raw);
         self.decoded.borrow_mut().insert(code, text.clone());

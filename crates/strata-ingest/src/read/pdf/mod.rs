@@ -5,7 +5,7 @@
 //!
 //! - [`content`]: the content-stream interpreter, page operators to positioned glyphs;
 //! - [`fonts`]: decoding (ToUnicode, standard encodings, `/Differences`), glyph widths and
-//!   boldness;
+//!   boldness; [`glyphs`]: glyph names to text for fonts without ToUnicode;
 //! - [`layout`]: glyphs to segments, columns and lines in reading order;
 //! - [`furniture`]: running headers, footers and page numbers found across pages and left out;
 //! - [`page_text`]: lines to paragraphs, hyphenated line ends joined, the page breaks;
@@ -21,6 +21,7 @@
 mod content;
 mod fonts;
 mod furniture;
+mod glyphs;
 mod headings;
 mod labels;
 mod layout;
