@@ -29,13 +29,21 @@ fn read_pages_prints_those_pages_and_refuses_pages_past_the_end() {
 }
 
 #[test]
-fn pdf_hits_cite_the_page_their_text_is_on() {
+fn pdf_hits_cite_the_page_their_text_is_on_by_its_printed_number() {
     let Some(ing) = ingested() else { return };
     let out = json(&ing.index, &["search", "\"Attacker Response to ZTA\"", "--mode", "exact", "-k", "3"]);
-    let hit = &out["hits"][0];
-    assert_eq!(hit["pages"]["first"], 58, "{hit:#}");
+    let hits = out["hits"].as_array().unwrap();
+    let section = hits
+        .iter()
+        .find(|h| h["heading_path"].as_array().unwrap().last().unwrap() == "B.4.5 Attacker Response to ZTA")
+        .unwrap_or_else(|| panic!("the section is among the hits: {out:#}"));
+    assert_eq!(section["pages"]["first"], 58, "{section:#}");
     let page = json(&ing.index, &["read", "nist-sp-800-207", "--pages", "58"]);
     assert!(page["pages"][0]["text"].as_str().unwrap().contains("Attacker Response to ZTA"));
+    assert_eq!(page["pages"][0]["label"], "49");
+    // Physical page 58 prints "49": the context block cites the printed number.
+    let context = out["context"]["text"].as_str().unwrap();
+    assert!(context.contains("› B.4.5 Attacker Response to ZTA, p. 49]"), "{context}");
 }
 
 #[test]

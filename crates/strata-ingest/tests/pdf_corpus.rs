@@ -120,6 +120,22 @@ fn nist_tree_matches_the_outline_with_right_pages() {
     assert!(placed >= outline.len() - 1, "{placed}");
 }
 
+/// NIST SP 800-207 has no `/PageLabels`, but prints roman numbers on its front matter and
+/// arabic ones from its first chapter: those become the printed labels.
+#[test]
+fn nist_printed_page_numbers_become_labels() {
+    let Some(corpus) = corpus() else { return };
+    let parsed = read(&corpus.join("pdf/nist-sp-800-207-zero-trust-architecture.pdf"));
+    let label = |page: usize| parsed.page_labels.get(page - 1).cloned().flatten();
+    assert_eq!(label(4).as_deref(), Some("ii"));
+    assert_eq!(label(9).as_deref(), Some("vii"));
+    assert_eq!(label(10).as_deref(), Some("1"));
+    assert_eq!(label(58).as_deref(), Some("49"));
+    let labelled = parsed.page_labels.iter().filter(|l| l.is_some()).count();
+    eprintln!("NIST SP 800-207: {labelled} of {} pages labelled", parsed.page_breaks.len() + 1);
+    assert!(labelled >= 50);
+}
+
 /// The AOSA bash chapter has no outline. Its 43 numbered headings, read off the printed
 /// chapter (`pdftotext -layout`, checked by hand), are recovered at the right level.
 #[test]

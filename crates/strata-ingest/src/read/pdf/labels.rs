@@ -109,6 +109,32 @@ fn letters(n: usize) -> String {
     std::iter::repeat_n(letter, (n / 26 + 1).min(64)).collect()
 }
 
+/// The value of a well-formed lower-case roman numeral.
+pub(crate) fn roman_value(w: &str) -> Option<u32> {
+    if !is_roman(w) {
+        return None;
+    }
+    let digit = |c: char| match c {
+        'i' => 1,
+        'v' => 5,
+        'x' => 10,
+        'l' => 50,
+        'c' => 100,
+        'd' => 500,
+        _ => 1000,
+    };
+    let values: Vec<u32> = w.chars().map(digit).collect();
+    let mut total = 0u32;
+    for (i, v) in values.iter().enumerate() {
+        if values.get(i + 1).is_some_and(|next| next > v) {
+            total = total.wrapping_sub(*v);
+        } else {
+            total = total.wrapping_add(*v);
+        }
+    }
+    Some(total)
+}
+
 /// Whether `w` (lower case) is a well-formed roman numeral.
 pub(crate) fn is_roman(w: &str) -> bool {
     static ROMAN: OnceLock<Regex> = OnceLock::new();
@@ -129,5 +155,7 @@ mod tests {
         assert_eq!(letters(1), "a");
         assert_eq!(letters(27), "aa");
         assert!(is_roman("xii") && !is_roman("civil") && !is_roman(""));
+        assert_eq!(roman_value("xiv"), Some(14));
+        assert_eq!(roman_value("mcmxciv"), Some(1994));
     }
 }

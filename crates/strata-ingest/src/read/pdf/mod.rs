@@ -12,7 +12,8 @@
 //! - [`outline`]: bookmarks mapped to the line of their heading on their page;
 //! - [`headings`]: headings recovered from numbering, font size and weight when there is no
 //!   outline, table-of-contents pages recognized and kept out;
-//! - [`labels`]: `/PageLabels` (roman front matter) as printed page labels.
+//! - [`labels`]: `/PageLabels` (roman front matter) as printed page labels; without them,
+//!   the page numbers the furniture printed, where they run in sequence.
 //!
 //! Built on `lopdf` (pure Rust, MIT): it parses the file, decrypts files with an empty user
 //! password, inflates streams and decodes font encodings; everything from glyph positions
@@ -107,9 +108,12 @@ fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
     if rotated > 0 {
         tracing::debug!(rotated, "rotated glyphs (margin text) left out");
     }
-    furniture::strip(&mut laid);
+    let printed = furniture::strip(&mut laid);
     let mut text = page_text::assemble(&laid);
-    let labels = labels::page_labels(&doc, pages.len());
+    let mut labels = labels::page_labels(&doc, pages.len());
+    if labels.is_empty() && printed.iter().any(Option::is_some) {
+        labels = printed;
+    }
     let outline = outline::entries(&doc, &pages);
     let headings =
         if outline.is_empty() { headings::recover(&text) } else { outline::place(&outline, &text) };
@@ -176,3 +180,6 @@ fn info_title(doc: &Document) -> Option<String> {
         || lower == "untitled";
     (!junk).then_some(title)
 }
+
+#[cfg(test)]
+mod tests;
