@@ -275,11 +275,11 @@ impl<'d> Interpreter<'d> {
             let [a, b, c, d, _, _] = trm.0;
             let (x0, y) = trm.apply(0.0, gs.rise);
             let (x1, _) = trm.apply(w * gs.size * gs.h_scale, gs.rise);
-            let size = (gs.size * (c * c + d * d).sqrt()).abs();
-            let rotated = b.abs() > 0.01 * a.abs().max(1e-6)
-                || c.abs() > 0.01 * d.abs().max(1e-6)
-                || a < 0.0
-                || d < 0.0;
+            // The size across the baseline: a shear (`c`, how Word draws fake italics) does
+            // not make glyphs taller.
+            let size = (gs.size * (a * d - b * c) / (a * a + b * b).sqrt().max(1e-6)).abs();
+            // Rotated: the baseline does not run left to right (a shear alone keeps it).
+            let rotated = b.abs() > 0.01 * a.abs() || a <= 0.0;
             let text = font.decode(code, raw);
             let space = if !font.two_byte && code == 32 { gs.word_space } else { 0.0 };
             let advance = (w * gs.size + gs.char_space + space) * gs.h_scale;

@@ -3,8 +3,8 @@
 //! Only the outermost [`EDGE_LINES`] lines at the top and at the bottom of a page, inside
 //! its top or bottom [`MARGIN`], are looked at. One of them is furniture when it is a bare page number (`7`, `- 7 -`, `xii`,
 //! `Page 7 of 40`), or when the same line, digits aside, stands at the same edge of at least
-//! [`MIN_REPEATS`] pages and a tenth of them (running titles change per chapter, so
-//! the count is per text, not per document).
+//! [`MIN_REPEATS`] pages (running titles change per chapter, so a short chapter's title
+//! repeats on a few pages only).
 //!
 //! The numbers these lines print are kept as the pages' printed labels when the file has no
 //! `/PageLabels` (front matter numbered `i`, `ii`, … then the body from `1`).
@@ -31,12 +31,11 @@ pub(crate) fn strip(pages: &mut [PageLines]) -> Vec<Option<String>> {
             *seen.entry((top, shape(&p.lines[i].text))).or_default() += 1;
         }
     }
-    let need = MIN_REPEATS.max(pages.len().div_ceil(10));
     for (n, p) in pages.iter_mut().enumerate() {
         let drop: Vec<usize> = edges(p)
             .filter(|&(top, i)| {
                 let text = &p.lines[i].text;
-                page_number(text) || seen.get(&(top, shape(text))).is_some_and(|n| *n >= need)
+                page_number(text) || seen.get(&(top, shape(text))).is_some_and(|n| *n >= MIN_REPEATS)
             })
             .map(|(_, i)| i)
             .collect();

@@ -10,6 +10,7 @@ use lopdf::{Document, Object};
 
 use super::fonts::deref;
 
+#[rustfmt::skip]
 const NAMES: &[(&str, &str)] = &[
     ("space", " "),
     ("exclam", "!"),
@@ -134,6 +135,26 @@ const NAMES: &[(&str, &str)] = &[
     ("infinity", "∞"),
     ("plusminus", "±"),
     ("mu", "µ"),
+    // Greek (TeX's math italic and text fonts) and the math symbols of running formulas.
+    ("alpha", "α"), ("beta", "β"), ("gamma", "γ"), ("delta", "δ"), ("epsilon", "ε"),
+    ("epsilon1", "ϵ"), ("zeta", "ζ"), ("eta", "η"), ("theta", "θ"), ("theta1", "ϑ"),
+    ("iota", "ι"), ("kappa", "κ"), ("lambda", "λ"), ("nu", "ν"), ("xi", "ξ"), ("pi", "π"),
+    ("pi1", "ϖ"), ("rho", "ρ"), ("rho1", "ϱ"), ("sigma", "σ"), ("sigma1", "ς"), ("tau", "τ"),
+    ("upsilon", "υ"), ("phi", "φ"), ("phi1", "ϕ"), ("chi", "χ"), ("psi", "ψ"), ("omega", "ω"),
+    ("Gamma", "Γ"), ("Delta", "Δ"), ("Theta", "Θ"), ("Lambda", "Λ"), ("Xi", "Ξ"), ("Pi", "Π"),
+    ("Sigma", "Σ"), ("Upsilon", "Υ"), ("Phi", "Φ"), ("Psi", "Ψ"), ("Omega", "Ω"),
+    ("element", "∈"), ("notelement", "∉"), ("equivalence", "≡"), ("approxequal", "≈"),
+    ("similar", "∼"), ("proportional", "∝"), ("bardbl", "‖"), ("angbracketleft", "⟨"),
+    ("angbracketright", "⟩"), ("universal", "∀"), ("existential", "∃"), ("summation", "∑"),
+    ("product", "∏"), ("integral", "∫"), ("partialdiff", "∂"), ("nabla", "∇"),
+    ("propersubset", "⊂"), ("propersuperset", "⊃"), ("reflexsubset", "⊆"),
+    ("reflexsuperset", "⊇"), ("union", "∪"), ("intersection", "∩"), ("logicaland", "∧"),
+    ("logicalor", "∨"), ("logicalnot", "¬"), ("emptyset", "∅"), ("asteriskmath", "∗"),
+    ("circlemultiply", "⊗"), ("circleplus", "⊕"), ("prime", "′"), ("radical", "√"),
+    ("dotmath", "⋅"), ("arrowdblright", "⇒"), ("arrowdblleft", "⇐"), ("arrowboth", "↔"),
+    ("arrowdblboth", "⇔"), ("arrowup", "↑"), ("arrowdown", "↓"), ("mapsto", "↦"),
+    ("lessmuch", "≪"), ("greatermuch", "≫"), ("ceilingleft", "⌈"), ("ceilingright", "⌉"),
+    ("floorleft", "⌊"), ("floorright", "⌋"), ("openbullet", "◦"),
 ];
 
 /// The text of a glyph name, when it is one running text uses.

@@ -8,14 +8,14 @@
 //!   capitals. The level is the depth of the number (`3.1.7` is level 3; appendices and
 //!   chapters are level 1);
 //! - or it is **unnumbered** but set at least [`BIG`] times the body size, short, and alone
-//!   in its paragraph; its level comes after the numbered ones' (sizes ranked).
+//!   in its paragraph; its level comes after the numbered ones' (sizes ranked). In a
+//!   document with numbered headings, the first page's unnumbered ones are its title block,
+//!   not headings (see [`title`]).
 //!
-//! Table-of-contents pages (at least [`TOC_LINES`] lines ending in dotted leaders or a page
-//! number after a gap) are recognized and no heading is taken from them; their text stays.
+//! Contents pages never reach this stage (`contents.rs` leaves their leader lines out).
 //! Rows of numbered tables (`1 @type …`) are body font, so the font condition keeps them
 //! out.
 
-use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -28,10 +28,10 @@ use crate::read::HeadingMark;
 const BIG: f32 = 1.3;
 /// Size ratio to the body text from which a numbered line's font says heading.
 const LARGER: f32 = 1.08;
+/// Numbered headings from which a document's first page counts as its title block.
+const MIN_NUMBERED: usize = 5;
 /// Longest heading, in characters.
 const MAX_CHARS: usize = 120;
-/// Lines with leaders that make a page a table of contents.
-const TOC_LINES: usize = 5;
 
 fn numbered() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -41,22 +41,6 @@ fn numbered() -> &'static Regex {
         )
         .unwrap()
     })
-}
-
-fn leaders() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"(?:\.\s*){4,}\s*[0-9ivxlc]+\s*$|\S\s{3,}[0-9]{1,4}\s*$").unwrap())
-}
-
-/// Pages (0-based) that are tables of contents.
-pub(crate) fn toc_pages(text: &PageText) -> BTreeSet<usize> {
-    let mut count = std::collections::BTreeMap::<usize, usize>::new();
-    for l in &text.lines {
-        if leaders().is_match(text.line_text(l)) {
-            *count.entry(l.page).or_default() += 1;
-        }
-    }
-    count.into_iter().filter(|(_, n)| *n >= TOC_LINES).map(|(p, _)| p).collect()
 }
 
 /// A candidate heading line: its level if numbered.
@@ -91,15 +75,11 @@ fn capitals(s: &str) -> bool {
 
 /// The headings of `text`, in order.
 pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
-    let toc = toc_pages(text);
     let body = text.body_size.max(1.0);
-    let mut found: Vec<(Span, Option<u32>, f32)> = Vec::new();
+    let mut found: Vec<(Span, Option<u32>, f32, usize)> = Vec::new();
     for (p, _) in text.paragraphs.iter().enumerate() {
         let lines: Vec<&LineRef> = text.lines_of(p).collect();
         let Some(first) = lines.first() else { continue };
-        if toc.contains(&first.page) {
-            continue;
-        }
         let line = text.line_text(first).trim();
         if line.chars().count() > MAX_CHARS || !line.chars().any(char::is_alphabetic) || sentence_like(line) {
             continue;
@@ -118,14 +98,20 @@ pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
                         span.end = second.span.end;
                     }
                 }
-                found.push((span, Some(level), first.size));
+                found.push((span, Some(level), first.size, first.page));
             }
             _ if first.size >= BIG * body && lines.len() <= 2 && line.split_whitespace().count() <= 12 => {
                 let end = lines.last().map_or(first.span.end, |l| l.span.end);
-                found.push((Span::new(first.span.start, end), None, first.size));
+                found.push((Span::new(first.span.start, end), None, first.size, first.page));
             }
             _ => {}
         }
+    }
+    // A numbered document's first page, when it has no numbered heading, is its title
+    // block (title, author, date): no headings there.
+    let numbered = found.iter().filter(|f| f.1.is_some()).count();
+    if numbered >= MIN_NUMBERED && !found.iter().any(|f| f.1.is_some() && f.3 == 0) {
+        found.retain(|f| f.1.is_some() || f.3 > 0);
     }
     // Unnumbered headings: ranked by size, the largest level 1; below the numbered depth
     // when both kinds occur and the unnumbered ones are not larger than the numbered ones.
@@ -136,7 +122,7 @@ pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
     let numbered_max = found.iter().filter(|f| f.1.is_some()).map(|f| f.2).fold(0.0, f32::max);
     found
         .into_iter()
-        .map(|(span, level, size)| {
+        .map(|(span, level, size, _)| {
             let level = level.unwrap_or_else(|| {
                 let rank = sizes.iter().position(|s| *s == (size * 2.0).round() as i32).unwrap_or(0) as u32;
                 if numbered_max > 0.0 && size <= numbered_max {
@@ -149,6 +135,28 @@ pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
             HeadingMark { level, title, span, number: None }
         })
         .collect()
+}
+
+/// The title of a document from its first page with text: the largest line there, with the
+/// line after it when that is set the same (a title in two lines), when it is at least
+/// [`BIG`] times the body size.
+pub(crate) fn title(text: &PageText) -> Option<String> {
+    let page = text.lines.first()?.page;
+    let lines: Vec<&LineRef> = text.lines.iter().take_while(|l| l.page == page).collect();
+    let (i, top) =
+        lines.iter().enumerate().max_by(|a, b| a.1.size.total_cmp(&b.1.size).then(b.0.cmp(&a.0)))?;
+    if top.size < BIG * text.body_size.max(1.0) {
+        return None;
+    }
+    let mut title = text.line_text(top).trim().to_string();
+    if let Some(next) =
+        lines.get(i + 1).filter(|n| (n.size - top.size).abs() < 0.1 && n.paragraph == top.paragraph)
+    {
+        title.push(' ');
+        title.push_str(text.line_text(next).trim());
+    }
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    (title.chars().any(char::is_alphabetic) && title.chars().count() <= 200).then_some(title)
 }
 
 #[cfg(test)]
@@ -164,12 +172,5 @@ mod tests {
         assert_eq!(classify("SEC. 101. SHORT TITLE."), Some(Some(1)));
         assert_eq!(classify("2 apples and pears"), None);
         assert_eq!(classify("Bash is a shell"), None);
-    }
-
-    #[test]
-    fn leaders_mark_contents_lines() {
-        assert!(leaders().is_match("1.1 Overview ........................ 6"));
-        assert!(leaders().is_match("Executive Summary . . . . . . . iv"));
-        assert!(!leaders().is_match("The shell reads 3 lines."));
     }
 }

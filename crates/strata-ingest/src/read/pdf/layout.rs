@@ -6,8 +6,9 @@
 //!    so a space the next letter overlaps is dropped). Superscripts stay in their segment (a baseline
 //!    shift under half the size).
 //! 2. **Columns.** A page is two-column when a vertical gutter near the middle is crossed by
-//!    few segments and the segments on each side are wide (text columns, not a two-column
-//!    table such as a list of acronyms, whose left cells are short).
+//!    few segments and each side has a share of wide lines (text columns, not a two-column
+//!    table such as a list of acronyms, whose left cells are short; equations and short
+//!    lines may sit between them).
 //! 3. **Lines.** Segments on one baseline (within [`BASELINE`] em) of one column are a line,
 //!    left to right. A two-column page is read in bands: the lines that cross the gutter
 //!    (titles, wide figures) cut the page into bands, and each band is read left column
@@ -26,8 +27,10 @@ const SPACE_GAP: f32 = 0.12;
 const SPACE_GLYPH_GAP: f32 = 0.06;
 /// Segments whose baselines differ by less than this (in em) share a line.
 const BASELINE: f32 = 0.35;
+/// Wide lines (30 % of the text width or more) each column needs.
+const MIN_WIDE_LINES: usize = 4;
 /// At most this share of segments may cross a column gutter.
-const GUTTER_CROSSING: f64 = 0.12;
+const GUTTER_CROSSING: f64 = 0.2;
 
 /// A line of a page, in reading order.
 #[derive(Debug, Clone)]
@@ -157,19 +160,18 @@ fn gutter(segments: &[Segment]) -> Option<f32> {
     if crossing as f64 > GUTTER_CROSSING * segments.len() as f64 {
         return None;
     }
-    let median_width = |side: Vec<f32>| -> f32 {
-        let mut side = side;
-        side.sort_by(f32::total_cmp);
-        side.get(side.len() / 2).copied().unwrap_or(0.0)
-    };
+    // Text columns are made of wide lines on both sides; a two-column table (acronyms and
+    // their expansions) has short cells on at least one side.
+    let wide = 0.3 * width;
     let left: Vec<f32> = segments.iter().filter(|s| s.x1 <= g + 1.0).map(|s| s.x1 - s.x0).collect();
     let right: Vec<f32> = segments.iter().filter(|s| s.x0 >= g - 1.0).map(|s| s.x1 - s.x0).collect();
-    let enough = |n: usize| n as f64 >= 0.2 * segments.len() as f64;
-    if !enough(left.len()) || !enough(right.len()) {
-        return None;
-    }
-    let wide = 0.28 * width;
-    (median_width(left) >= wide && median_width(right) >= wide).then_some(g)
+    let enough = |side: &[f32]| {
+        let w = side.iter().filter(|w| **w >= wide).count();
+        side.len() as f64 >= 0.2 * segments.len() as f64
+            && w >= MIN_WIDE_LINES
+            && w as f64 >= 0.15 * side.len() as f64
+    };
+    (enough(&left) && enough(&right)).then_some(g)
 }
 
 fn two_columns(segments: Vec<Segment>, g: f32) -> Vec<Line> {

@@ -8,10 +8,11 @@
 //!   boldness; [`glyphs`]: glyph names to text for fonts without ToUnicode;
 //! - [`layout`]: glyphs to segments, columns and lines in reading order;
 //! - [`furniture`]: running headers, footers and page numbers found across pages and left out;
+//! - [`contents`]: table-of-contents pages recognized, their leader lines left out;
 //! - [`page_text`]: lines to paragraphs, hyphenated line ends joined, the page breaks;
 //! - [`outline`]: bookmarks mapped to the line of their heading on their page;
 //! - [`headings`]: headings recovered from numbering, font size and weight when there is no
-//!   outline, table-of-contents pages recognized and kept out;
+//!   outline;
 //! - [`labels`]: `/PageLabels` (roman front matter) as printed page labels; without them,
 //!   the page numbers the furniture printed, where they run in sequence.
 //!
@@ -20,6 +21,7 @@
 //! on is ours. The crate comparison is in `bench/results/pdf.md`.
 
 mod content;
+mod contents;
 mod fonts;
 mod furniture;
 mod glyphs;
@@ -109,6 +111,7 @@ fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
         tracing::debug!(rotated, "rotated glyphs (margin text) left out");
     }
     let printed = furniture::strip(&mut laid);
+    contents::strip(&mut laid);
     let mut text = page_text::assemble(&laid);
     let mut labels = labels::page_labels(&doc, pages.len());
     if labels.is_empty() && printed.iter().any(Option::is_some) {
@@ -118,7 +121,7 @@ fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
     let headings =
         if outline.is_empty() { headings::recover(&text) } else { outline::place(&outline, &text) };
     let blocks = page_text::blocks(&text, &headings);
-    let title = info_title(&doc);
+    let title = info_title(&doc).or_else(|| headings::title(&text));
     let parsed = Parsed {
         text: std::mem::take(&mut text.text),
         page_breaks: text.page_breaks,
