@@ -19,7 +19,8 @@ pub mod text;
 /// A heading found by a reader.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeadingMark {
-    /// Level: 1–6 for Markdown and HTML, the numbering depth for plain text. Levels may skip.
+    /// Level: 1–6 for Markdown and HTML, the numbering depth for plain text and recovered PDF
+    /// headings, the outline level for PDF bookmarks and DOCX (1–9). Levels may skip.
     pub level: u32,
     /// Heading text, whitespace-normalized, markup removed.
     pub title: String,
@@ -63,7 +64,7 @@ pub enum ReadError {
     #[error("the file is empty; nothing to index")]
     Empty,
     /// Looks like a binary file.
-    #[error("the file looks binary ({0}); this build reads Markdown, HTML, plain text and DOCX")]
+    #[error("the file looks binary ({0}); this build reads Markdown, HTML, plain text, PDF and DOCX")]
     Binary(String),
     /// Larger than `ingest.max_file_bytes`.
     #[error("the file is {size} bytes, over ingest.max_file_bytes = {limit}; raise that limit in strata.toml or split the file")]
@@ -85,7 +86,7 @@ pub enum ReadError {
     },
     /// The extension is not one strata reads.
     #[error(
-        "unsupported file type {0:?}; this build reads .md, .markdown, .html, .htm, .xhtml, .txt, .text and .docx"
+        "unsupported file type {0:?}; this build reads .md, .markdown, .html, .htm, .xhtml, .txt, .text, .pdf and .docx"
     )]
     Unsupported(String),
 }
