@@ -14,10 +14,18 @@ use lopdf::{Dictionary, Document, Object};
 
 use super::fonts::{deref, Font};
 
-/// Form XObjects inside form XObjects followed at most this deep (a cycle stops here too).
+/// Form XObjects inside form XObjects followed at most this deep.
 const MAX_FORM_DEPTH: usize = 8;
+/// Form XObjects drawn per page (a form drawing itself ten times, ten deep, is 10^8 calls).
+const MAX_FORMS: usize = 2_000;
+/// Operators interpreted per page, forms included.
+const MAX_OPERATIONS: usize = 5_000_000;
 /// Glyphs kept per page; a page beyond it is cut (a pathological or hostile stream).
 const MAX_GLYPHS: usize = 2_000_000;
+/// Depth of the `q` stack kept (deeper saves are dropped, as viewers do).
+const MAX_SAVES: usize = 256;
+/// Bytes a form XObject's stream may inflate to.
+const MAX_FORM_BYTES: usize = 64 << 20;
 
 /// One glyph in page space (points, origin bottom left).
 #[derive(Debug, Clone)]
@@ -93,12 +101,17 @@ impl<'d> Resources<'d> {
     }
 }
 
-/// Interprets one page. Fonts are cached by object across the page's forms.
+/// Interprets pages. Fonts are read once per font object for the whole document.
 pub struct Interpreter<'d> {
     doc: &'d Document,
     fonts: HashMap<*const Dictionary, (Font<'d>, u32)>,
     font_names: HashMap<String, u32>,
     glyphs: Vec<Glyph>,
+    /// Forms drawn and operators run on the current page, against the page budgets.
+    forms: usize,
+    operations: usize,
+    /// The forms being drawn (a form that draws itself is skipped).
+    open_forms: Vec<*const lopdf::Stream>,
     /// Problems met (bad operands are skipped, not fatal).
     pub warnings: Vec<String>,
 }
@@ -111,13 +124,19 @@ impl<'d> Interpreter<'d> {
             fonts: HashMap::new(),
             font_names: HashMap::new(),
             glyphs: Vec::new(),
+            forms: 0,
+            operations: 0,
+            open_forms: Vec::new(),
             warnings: Vec::new(),
         }
     }
 
-    /// The glyphs of page `page_id`, in content order.
-    pub fn page(&mut self, page_id: lopdf::ObjectId, content: &[u8]) -> Vec<Glyph> {
+    /// The glyphs of page `page_id`, in content order, in display space: `to_display` maps
+    /// user space to the page as shown (its box origin at 0, its `/Rotate` applied).
+    pub fn page(&mut self, page_id: lopdf::ObjectId, content: &[u8], to_display: [f32; 6]) -> Vec<Glyph> {
         self.glyphs.clear();
+        self.forms = 0;
+        self.operations = 0;
         let doc = self.doc;
         let mut dicts = Vec::new();
         if let Ok((direct, ids)) = doc.get_page_resources(page_id) {
@@ -126,7 +145,7 @@ impl<'d> Interpreter<'d> {
         }
         let resources = Resources { dicts };
         let state = State {
-            ctm: M::ID,
+            ctm: M(to_display),
             char_space: 0.0,
             word_space: 0.0,
             h_scale: 1.0,
@@ -152,10 +171,19 @@ impl<'d> Interpreter<'d> {
         let mut stack: Vec<State> = Vec::new();
         let (mut tm, mut tlm) = (M::ID, M::ID);
         let doc = self.doc;
+        let before = self.operations;
+        self.operations += ops.len();
+        if self.operations > MAX_OPERATIONS {
+            if before <= MAX_OPERATIONS {
+                self.warnings
+                    .push(format!("a page has more than {MAX_OPERATIONS} operators; the rest is cut"));
+            }
+            return;
+        }
         for op in &ops {
             let f = |i: usize| op.operands.get(i).and_then(|o| o.as_float().ok()).unwrap_or(0.0);
             match op.operator.as_str() {
-                "q" => stack.push(gs.clone()),
+                "q" if stack.len() < MAX_SAVES => stack.push(gs.clone()),
                 "Q" => {
                     if let Some(s) = stack.pop() {
                         gs = s;
@@ -232,12 +260,24 @@ impl<'d> Interpreter<'d> {
                     let Some(Object::Stream(form)) = resources.lookup(doc, b"XObject", name) else {
                         continue;
                     };
-                    if form.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form") {
+                    let key = form as *const lopdf::Stream;
+                    if form.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form")
+                        || self.open_forms.contains(&key)
+                    {
                         continue;
                     }
-                    let Ok(data) = form.decompressed_content().or_else(|_| Ok::<_, ()>(form.content.clone()))
-                    else {
-                        continue;
+                    self.forms += 1;
+                    if self.forms > MAX_FORMS {
+                        if self.forms == MAX_FORMS + 1 {
+                            self.warnings
+                                .push(format!("a page draws more than {MAX_FORMS} forms; the rest is cut"));
+                        }
+                        return;
+                    }
+                    let data = match form.decompressed_content_with_limit(MAX_FORM_BYTES) {
+                        Ok(d) => d,
+                        Err(_) if form.dict.get(b"Filter").is_err() => form.content.clone(),
+                        Err(_) => continue,
                     };
                     let mut inner = resources.clone();
                     if let Some(r) = form
@@ -256,7 +296,9 @@ impl<'d> Interpreter<'d> {
                             s.ctm = M([v[0], v[1], v[2], v[3], v[4], v[5]]).then(s.ctm);
                         }
                     }
+                    self.open_forms.push(key);
                     self.run(&data, &inner, s, depth + 1);
+                    self.open_forms.pop();
                 }
                 _ => {}
             }

@@ -22,17 +22,13 @@ fn leaders() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"(?:\.\s*){4,}\s*[0-9ivxlcIVXLC]+\s*$").unwrap())
 }
 
-/// Leaves the leader lines of contents pages out; returns how many lines went.
-pub(crate) fn strip(pages: &mut [PageLines]) -> usize {
-    let mut removed = 0;
+/// Leaves the leader lines of contents pages out.
+pub(crate) fn strip(pages: &mut [PageLines]) {
     for p in pages.iter_mut() {
-        let count = p.lines.iter().filter(|l| leaders().is_match(&l.text)).count();
-        if count >= MIN_LINES {
+        if p.lines.iter().filter(|l| leaders().is_match(&l.text)).count() >= MIN_LINES {
             p.lines.retain(|l| !leaders().is_match(&l.text));
-            removed += count;
         }
     }
-    removed
 }
 
 #[cfg(test)]

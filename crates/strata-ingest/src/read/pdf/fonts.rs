@@ -4,15 +4,20 @@
 //! Decoding goes through lopdf's `Encoding` (ToUnicode CMaps, the standard encodings,
 //! `/Differences`), except that a simple font without ToUnicode takes its glyph names first
 //! (its Type 1 program's built-in encoding and its `/Differences`, see [`super::glyphs`]):
-//! lopdf falls back to StandardEncoding for built-in encodings and drops ligature names. Widths come from `/Widths` (simple fonts) or the descendant font's `/W`
-//! (composite fonts, 2-byte codes); a font without widths (the standard 14) gets half an em
-//! per glyph, which only blurs word gaps, never the text.
+//! lopdf falls back to StandardEncoding for built-in encodings and drops ligature names.
+//!
+//! Widths come from `/Widths` (simple fonts) or the descendant font's `/W` (composite fonts,
+//! 2-byte codes). A font without widths (the standard 14) gets half an em per glyph: word
+//! gaps are then measured against guessed glyph ends, and words set tight with `Td` moves
+//! may run together.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 use lopdf::{Dictionary, Document, Encoding, Object};
 
+/// Bytes a ToUnicode CMap stream may inflate to.
+const MAX_CMAP_BYTES: usize = 8 << 20;
 /// Width, in em, of a glyph the font gives no width for.
 const DEFAULT_WIDTH: f32 = 0.5;
 
@@ -41,7 +46,7 @@ impl<'d> Font<'d> {
     pub fn new(doc: &'d Document, dict: &'d Dictionary) -> Font<'d> {
         let subtype = dict.get(b"Subtype").and_then(Object::as_name).unwrap_or(b"");
         let two_byte = subtype == b"Type0";
-        let encoding = dict.get_font_encoding(doc).ok();
+        let encoding = dict.get_font_encoding_with_limit(doc, MAX_CMAP_BYTES).ok();
         let number = |o: &Object| o.as_float().ok().or_else(|| deref(doc, o).and_then(|o| o.as_float().ok()));
         let mut font = Font {
             encoding,
@@ -178,22 +183,27 @@ fn cid_widths(doc: &Document, w: &[Object]) -> HashMap<u32, f32> {
     let mut map = HashMap::new();
     let num = |o: &Object| o.as_float().ok();
     let mut i = 0;
-    while i < w.len() && map.len() < 1 << 16 {
+    // Work, not just entries, is bounded: `0 65534 500` repeated would insert 65k widths each.
+    let mut budget: u32 = 1 << 17;
+    while i < w.len() && budget > 0 {
         let Some(first) = num(&w[i]) else { break };
         let first = first.max(0.0) as u32;
         match w.get(i + 1).and_then(|o| deref(doc, o)) {
             Some(Object::Array(list)) => {
-                for (j, o) in list.iter().enumerate() {
-                    map.insert(first + j as u32, num(o).unwrap_or(0.0) / 1000.0);
+                for (j, o) in list.iter().enumerate().take(budget as usize) {
+                    map.insert(first.saturating_add(j as u32), num(o).unwrap_or(0.0) / 1000.0);
                 }
+                budget = budget.saturating_sub((list.len() as u32).max(1));
                 i += 2;
             }
             Some(o) => {
                 let last = num(o).unwrap_or(0.0).max(0.0) as u32;
                 let width = w.get(i + 2).and_then(num).unwrap_or(0.0) / 1000.0;
-                for c in first..=last.min(first.saturating_add(1 << 16)) {
+                let last = last.min(first.saturating_add(budget - 1));
+                for c in first..=last {
                     map.insert(c, width);
                 }
+                budget = budget.saturating_sub(last.saturating_sub(first).saturating_add(1));
                 i += 3;
             }
             None => break,

@@ -157,6 +157,9 @@ const NAMES: &[(&str, &str)] = &[
     ("floorleft", "⌊"), ("floorright", "⌋"), ("openbullet", "◦"),
 ];
 
+/// Bytes a Type 1 font program may inflate to for its encoding to be read.
+const MAX_PROGRAM_BYTES: usize = 4 << 20;
+
 /// The text of a glyph name, when it is one running text uses.
 pub(crate) fn text_of(name: &str) -> Option<String> {
     let base = name.split('.').next().unwrap_or(name);
@@ -191,7 +194,8 @@ pub(crate) fn simple_font_names(doc: &Document, font: &lopdf::Dictionary) -> Has
     if let Some(Object::Stream(program)) =
         descriptor.and_then(|d| d.get(b"FontFile").ok()).and_then(|o| deref(doc, o))
     {
-        let bytes = program.decompressed_content().unwrap_or_else(|_| program.content.clone());
+        // The cleartext is at the start; a font program over the limit is not read.
+        let bytes = program.decompressed_content_with_limit(MAX_PROGRAM_BYTES).unwrap_or_default();
         // The cleartext part ends at `eexec` (`Length1` says where, when it is right).
         let length1 =
             program.dict.get(b"Length1").ok().and_then(|o| o.as_i64().ok()).unwrap_or(0).max(0) as usize;

@@ -9,6 +9,9 @@ use regex::Regex;
 
 use super::fonts::deref;
 
+/// Nodes of a `/PageLabels` tree walked at most.
+const MAX_NODES: usize = 10_000;
+
 /// One label per physical page, `None` for pages without a label range or when the file has
 /// no `/PageLabels` at all.
 pub(crate) fn page_labels(doc: &Document, pages: usize) -> Vec<Option<String>> {
@@ -17,7 +20,8 @@ pub(crate) fn page_labels(doc: &Document, pages: usize) -> Vec<Option<String>> {
         return Vec::new();
     };
     let mut ranges: Vec<(usize, &lopdf::Dictionary)> = Vec::new();
-    collect(doc, root, &mut ranges, 0);
+    let mut seen = std::collections::HashSet::new();
+    collect(doc, root, &mut ranges, &mut seen, 0);
     if ranges.is_empty() {
         return Vec::new();
     }
@@ -47,14 +51,17 @@ pub(crate) fn page_labels(doc: &Document, pages: usize) -> Vec<Option<String>> {
         .collect()
 }
 
+/// Walks the number tree; `seen` holds the nodes visited (a tree that contains itself is
+/// walked once), and at most [`MAX_NODES`] nodes are.
 fn collect<'d>(
     doc: &'d Document,
     node: &'d Object,
     out: &mut Vec<(usize, &'d lopdf::Dictionary)>,
+    seen: &mut std::collections::HashSet<*const lopdf::Dictionary>,
     depth: usize,
 ) {
     let Ok(node) = node.as_dict() else { return };
-    if depth > 16 || out.len() > 100_000 {
+    if depth > 16 || out.len() > 100_000 || seen.len() >= MAX_NODES || !seen.insert(node as *const _) {
         return;
     }
     if let Some(nums) = node.get(b"Nums").ok().and_then(|o| deref(doc, o)).and_then(|o| o.as_array().ok()) {
@@ -69,7 +76,7 @@ fn collect<'d>(
     if let Some(kids) = node.get(b"Kids").ok().and_then(|o| deref(doc, o)).and_then(|o| o.as_array().ok()) {
         for kid in kids {
             if let Some(k) = deref(doc, kid) {
-                collect(doc, k, out, depth + 1);
+                collect(doc, k, out, seen, depth + 1);
             }
         }
     }

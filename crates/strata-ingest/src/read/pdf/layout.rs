@@ -27,6 +27,8 @@ const SPACE_GAP: f32 = 0.12;
 const SPACE_GLYPH_GAP: f32 = 0.06;
 /// Segments whose baselines differ by less than this (in em) share a line.
 const BASELINE: f32 = 0.35;
+/// Candidate gutter positions tried across the middle 40 % of the text width.
+const GUTTER_STEPS: usize = 200;
 /// Wide lines (30 % of the text width or more) each column needs.
 const MIN_WIDE_LINES: usize = 4;
 /// At most this share of segments may cross a column gutter.
@@ -147,14 +149,16 @@ fn gutter(segments: &[Segment]) -> Option<f32> {
     if segments.len() < 12 || width < 100.0 {
         return None;
     }
+    if !width.is_finite() || width > 100_000.0 {
+        return None; // glyphs placed far off any page
+    }
     let mut best: Option<(usize, f32)> = None;
-    let mut x = minx + 0.3 * width;
-    while x <= minx + 0.7 * width {
+    for step in 0..=GUTTER_STEPS {
+        let x = minx + width * (0.3 + 0.4 * step as f32 / GUTTER_STEPS as f32);
         let crossing = segments.iter().filter(|s| s.x0 < x - 1.0 && s.x1 > x + 1.0).count();
         if best.is_none_or(|(c, _)| crossing < c) {
             best = Some((crossing, x));
         }
-        x += 2.0;
     }
     let (crossing, g) = best?;
     if crossing as f64 > GUTTER_CROSSING * segments.len() as f64 {

@@ -39,7 +39,7 @@ use strata_core::Format;
 use super::{Parsed, ReadError, Reader};
 
 /// Most bytes one page's content streams may inflate to.
-const MAX_PAGE_CONTENT: usize = 256 << 20;
+const MAX_PAGE_CONTENT: usize = 64 << 20;
 
 /// Reads PDF files.
 #[derive(Debug, Clone, Copy, Default)]
@@ -71,7 +71,8 @@ impl Reader for PdfReader {
 /// One page's lines, as laid out, before furniture is taken out.
 pub(crate) struct PageLines {
     pub lines: Vec<layout::Line>,
-    /// Top of the page's media box, for telling headers from footers.
+    /// Height of the page as displayed (lines' `y` run from 0 at its foot), for telling
+    /// headers from footers.
     pub height: f32,
 }
 
@@ -98,10 +99,11 @@ fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
                 Vec::new()
             }
         };
-        let glyphs = interpreter.page(id, &content);
+        let (to_display, height) = page_space(&doc, id);
+        let glyphs = interpreter.page(id, &content, to_display);
         let (lines, r) = layout::lines(&glyphs);
         rotated += r;
-        laid.push(PageLines { lines, height: media_height(&doc, id) });
+        laid.push(PageLines { lines, height });
     }
     warnings.append(&mut interpreter.warnings);
     if laid.iter().all(|p| p.lines.is_empty()) {
@@ -153,21 +155,35 @@ fn encrypted() -> ReadError {
     )
 }
 
-fn media_height(doc: &Document, page: lopdf::ObjectId) -> f32 {
-    let mut id = Some(page);
-    for _ in 0..32 {
-        let Some(dict) = id.and_then(|i| doc.get_dictionary(i).ok()) else { break };
-        if let Some(b) =
-            dict.get(b"MediaBox").ok().and_then(|o| fonts::deref(doc, o)).and_then(|o| o.as_array().ok())
-        {
-            let v: Vec<f32> = b.iter().filter_map(|o| o.as_float().ok()).collect();
-            if v.len() == 4 {
-                return (v[3] - v[1]).abs();
+/// The map from a page's user space to the page as displayed, and the displayed height: the
+/// visible box (`/CropBox`, else `/MediaBox`, both inherited) moved to the origin, then turned
+/// by `/Rotate` (clockwise, in quarter turns), so that "up" and "left to right" are what a
+/// reader sees on landscape pages too.
+fn page_space(doc: &Document, page: lopdf::ObjectId) -> ([f32; 6], f32) {
+    let inherited = |key: &[u8]| -> Option<&Object> {
+        let mut id = Some(page);
+        for _ in 0..32 {
+            let dict = id.and_then(|i| doc.get_dictionary(i).ok())?;
+            if let Some(o) = dict.get(key).ok().and_then(|o| fonts::deref(doc, o)) {
+                return Some(o);
             }
+            id = dict.get(b"Parent").and_then(Object::as_reference).ok();
         }
-        id = dict.get(b"Parent").and_then(Object::as_reference).ok();
+        None
+    };
+    let rect = |key: &[u8]| -> Option<[f32; 4]> {
+        let v: Vec<f32> = inherited(key)?.as_array().ok()?.iter().filter_map(|o| o.as_float().ok()).collect();
+        let r = [v.first()?.min(*v.get(2)?), v[1].min(v[3]), v[0].max(v[2]), v[1].max(v[3])];
+        (r.iter().all(|x| x.is_finite()) && r[2] > r[0] && r[3] > r[1]).then_some(r)
+    };
+    let [x0, y0, x1, y1] = rect(b"CropBox").or_else(|| rect(b"MediaBox")).unwrap_or([0.0, 0.0, 612.0, 792.0]);
+    let rotate = inherited(b"Rotate").and_then(|o| o.as_i64().ok()).unwrap_or(0).rem_euclid(360);
+    match rotate {
+        90 => ([0.0, -1.0, 1.0, 0.0, -y0, x1], x1 - x0),
+        180 => ([-1.0, 0.0, 0.0, -1.0, x1, y1], y1 - y0),
+        270 => ([0.0, 1.0, -1.0, 0.0, y1, -x0], x1 - x0),
+        _ => ([1.0, 0.0, 0.0, 1.0, -x0, -y0], y1 - y0),
     }
-    792.0
 }
 
 /// The document information dictionary's title, unless it is a file name or a tool's label.

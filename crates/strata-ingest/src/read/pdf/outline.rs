@@ -11,13 +11,14 @@
 //! title is the heading as printed (`3.1 Shell Syntax` for the bookmark `Shell Syntax`), so
 //! the section number is kept.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::OnceLock;
 
-use lopdf::{Document, ObjectId};
+use lopdf::{Document, Object, ObjectId};
 use regex::Regex;
 use strata_core::Span;
 
+use super::fonts::deref;
 use super::page_text::PageText;
 use crate::read::HeadingMark;
 
@@ -29,25 +30,154 @@ pub(crate) struct Entry {
     pub page: usize,
 }
 
-/// The outline entries, in outline order; empty when the file has none.
+/// Entries read at most, and outline depth followed at most.
+const MAX_ENTRIES: usize = 20_000;
+const MAX_DEPTH: u32 = 16;
+
+/// The outline entries, in outline order; empty when the file has none. The walk is ours,
+/// not lopdf's `get_toc`: an item whose `/Next` leads back to itself is read once, and an
+/// item whose destination cannot be resolved is skipped instead of losing the outline.
 pub(crate) fn entries(doc: &Document, pages: &BTreeMap<u32, ObjectId>) -> Vec<Entry> {
-    let Ok(toc) = doc.get_toc() else { return Vec::new() };
-    toc.toc
-        .into_iter()
-        .filter(|t| t.page >= 1 && t.page <= pages.len())
-        .map(|t| Entry {
-            level: t.level.clamp(1, 64) as u32,
-            title: t.title.split_whitespace().collect::<Vec<_>>().join(" "),
-            page: t.page - 1,
+    let page_of: HashMap<ObjectId, usize> = pages.iter().map(|(n, id)| (*id, *n as usize - 1)).collect();
+    let catalog = doc.catalog().ok();
+    let Some(root) = catalog
+        .and_then(|c| c.get(b"Outlines").ok())
+        .and_then(|o| deref(doc, o))
+        .and_then(|o| o.as_dict().ok())
+    else {
+        return Vec::new();
+    };
+    let mut walk = Walk { doc, page_of, named: None, seen: HashSet::new(), out: Vec::new() };
+    walk.items(root.get(b"First").ok(), 1);
+    walk.out
+}
+
+struct Walk<'d> {
+    doc: &'d Document,
+    page_of: HashMap<ObjectId, usize>,
+    /// Named destinations, read when the first name is met.
+    named: Option<HashMap<Vec<u8>, &'d Object>>,
+    seen: HashSet<ObjectId>,
+    out: Vec<Entry>,
+}
+
+impl<'d> Walk<'d> {
+    fn items(&mut self, first: Option<&'d Object>, level: u32) {
+        let mut next = first.and_then(|o| o.as_reference().ok());
+        while let Some(id) = next {
+            if level > MAX_DEPTH || self.out.len() >= MAX_ENTRIES || !self.seen.insert(id) {
+                return;
+            }
+            let Ok(item) = self.doc.get_dictionary(id) else { return };
+            let title = item
+                .get(b"Title")
+                .ok()
+                .and_then(|o| deref(self.doc, o))
+                .and_then(|o| lopdf::decode_text_string(o).ok())
+                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+            if let Some(page) = self.page(item) {
+                if !title.is_empty() {
+                    self.out.push(Entry { level, title, page });
+                }
+            }
+            self.items(item.get(b"First").ok(), level + 1);
+            next = item.get(b"Next").ok().and_then(|o| o.as_reference().ok());
+        }
+    }
+
+    /// The 0-based page an item points at: its `/Dest`, or the `/D` of a `GoTo` action.
+    fn page(&mut self, item: &'d lopdf::Dictionary) -> Option<usize> {
+        let doc = self.doc;
+        let dest = match item.get(b"Dest").ok().and_then(|o| deref(doc, o)) {
+            Some(d) => d,
+            None => {
+                let action = item.get(b"A").ok().and_then(|o| deref(doc, o))?.as_dict().ok()?;
+                deref(doc, action.get(b"D").ok()?)?
+            }
+        };
+        self.dest_page(dest, 0)
+    }
+
+    fn dest_page(&mut self, dest: &'d Object, depth: usize) -> Option<usize> {
+        let doc = self.doc;
+        match dest {
+            Object::Array(a) => match a.first()? {
+                Object::Reference(id) => self.page_of.get(id).copied(),
+                Object::Integer(n) => usize::try_from(*n).ok().filter(|n| *n < self.page_of.len()),
+                _ => None,
+            },
+            Object::Dictionary(d) if depth < 2 => {
+                let d = deref(doc, d.get(b"D").ok()?)?;
+                self.dest_page(d, depth + 1)
+            }
+            Object::Name(n) | Object::String(n, _) if depth < 2 => {
+                let target = *self.named().get(n.as_slice())?;
+                self.dest_page(target, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// Named destinations: the catalog's `/Dests` dictionary and its `/Names /Dests` tree.
+    fn named(&mut self) -> &HashMap<Vec<u8>, &'d Object> {
+        let doc = self.doc;
+        self.named.get_or_insert_with(|| {
+            let mut map = HashMap::new();
+            let Ok(catalog) = doc.catalog() else { return map };
+            if let Some(d) =
+                catalog.get(b"Dests").ok().and_then(|o| deref(doc, o)).and_then(|o| o.as_dict().ok())
+            {
+                for (k, v) in d.iter() {
+                    if let Some(v) = deref(doc, v) {
+                        map.insert(k.clone(), v);
+                    }
+                }
+            }
+            let tree = catalog
+                .get(b"Names")
+                .ok()
+                .and_then(|o| deref(doc, o))
+                .and_then(|o| o.as_dict().ok())
+                .and_then(|n| n.get(b"Dests").ok())
+                .and_then(|o| deref(doc, o));
+            let mut seen = HashSet::new();
+            let mut stack: Vec<&Object> = tree.into_iter().collect();
+            while let Some(node) = stack.pop() {
+                let Ok(node) = node.as_dict() else { continue };
+                if !seen.insert(node as *const lopdf::Dictionary) || seen.len() > 100_000 {
+                    continue;
+                }
+                if let Some(names) =
+                    node.get(b"Names").ok().and_then(|o| deref(doc, o)).and_then(|o| o.as_array().ok())
+                {
+                    for pair in names.chunks(2) {
+                        if let [Object::String(k, _), v] = pair {
+                            if let Some(v) = deref(doc, v) {
+                                map.insert(k.clone(), v);
+                            }
+                        }
+                    }
+                }
+                if let Some(kids) =
+                    node.get(b"Kids").ok().and_then(|o| deref(doc, o)).and_then(|o| o.as_array().ok())
+                {
+                    stack.extend(kids.iter().filter_map(|k| deref(doc, k)));
+                }
+            }
+            map
         })
-        .filter(|e| !e.title.is_empty())
-        .collect()
+    }
 }
 
 /// Heading marks for `entries` in `text`.
 pub(crate) fn place(entries: &[Entry], text: &PageText) -> Vec<HeadingMark> {
     let page_start =
         |p: usize| if p == 0 { 0 } else { text.page_breaks.get(p - 1).copied().unwrap_or(text.text.len()) };
+    // Placed in page order (stable: outline order within a page), so one bookmark out of
+    // order does not push the ones after it off their pages.
+    let mut entries: Vec<&Entry> = entries.iter().collect();
+    entries.sort_by_key(|e| e.page);
     let mut out: Vec<HeadingMark> = Vec::with_capacity(entries.len());
     let mut cursor = 0usize;
     for e in entries {

@@ -77,10 +77,12 @@ pub(crate) fn assemble(pages: &[PageLines]) -> PageText {
                 Some(a) => breaks(a, line),
             };
             if new_paragraph {
-                if let Some(last) = out.paragraphs.last_mut() {
+                // A paragraph of this page ends here; one of an earlier page was closed when
+                // its page ended.
+                if let (Some(last), Some(_)) = (out.paragraphs.last_mut(), prev) {
                     last.end = out.text.len();
                 }
-                if prev.is_some() || (page > 0 && !out.text.is_empty() && !out.text.ends_with('\n')) {
+                if prev.is_some() {
                     trim_end(&mut out.text);
                     out.text.push_str("\n\n");
                 }
@@ -88,6 +90,10 @@ pub(crate) fn assemble(pages: &[PageLines]) -> PageText {
             } else if let Some(hyphen) = joins(&out.text, &line.text) {
                 if !hyphen {
                     out.text.pop();
+                    // The line that lost its hyphen ends where the text now ends.
+                    if let Some(last) = out.lines.last_mut() {
+                        last.span.end = out.text.len();
+                    }
                 }
             } else {
                 out.text.push('\n');

@@ -7,8 +7,19 @@ use lopdf::{dictionary, Document, Object, Stream};
 use super::PdfReader;
 use crate::read::{ReadError, Reader};
 
-/// A PDF with one page per content stream, Helvetica as `/F1` (600 units per glyph).
+/// A PDF with one page per content stream, Helvetica as `/F1` and Helvetica-Bold as `/F2`
+/// (600 units per glyph).
 fn pdf(pages: &[String]) -> Document {
+    build(pages, dictionary! {}, |_, _| Vec::new())
+}
+
+/// [`pdf`] with `page_extra` in every page dictionary, and catalog entries made by `extra`
+/// from the document and the page ids.
+fn build(
+    pages: &[String],
+    page_extra: lopdf::Dictionary,
+    extra: impl FnOnce(&mut Document, &[lopdf::ObjectId]) -> Vec<(&'static str, Object)>,
+) -> Document {
     let mut doc = Document::with_version("1.5");
     let pages_id = doc.new_object_id();
     let font = doc.add_object(dictionary! {
@@ -23,18 +34,26 @@ fn pdf(pages: &[String]) -> Document {
     let mut kids = Vec::new();
     for content in pages {
         let content = doc.add_object(Stream::new(dictionary! {}, content.clone().into_bytes()));
-        let page = doc.add_object(dictionary! {
+        let mut page = dictionary! {
             "Type" => "Page", "Parent" => pages_id, "Contents" => content, "Resources" => resources,
             "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
-        });
-        kids.push(Object::Reference(page));
+        };
+        for (k, v) in page_extra.iter() {
+            page.set(k.clone(), v.clone());
+        }
+        kids.push(doc.add_object(page));
     }
     let count = kids.len() as i64;
+    let refs: Vec<Object> = kids.iter().map(|k| Object::Reference(*k)).collect();
     doc.objects.insert(
         pages_id,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => refs, "Count" => count }),
     );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    let mut catalog = dictionary! { "Type" => "Catalog", "Pages" => pages_id };
+    for (k, v) in extra(&mut doc, &kids) {
+        catalog.set(k, v);
+    }
+    let catalog = doc.add_object(catalog);
     doc.trailer.set("Root", catalog);
     doc
 }
@@ -166,4 +185,184 @@ fn corrupt_and_foreign_files_are_refused() {
     assert!(err.contains("could not be parsed") || err.contains("no pages"), "{err}");
     let err = read(b"PK\x03\x04 not a pdf").unwrap_err().to_string();
     assert!(err.contains("not a PDF"), "{err}");
+}
+
+/// An outline of `(title, page index, children)` items; `cycle` makes the last top-level
+/// item's `/Next` point back at itself.
+fn outline(doc: &mut Document, pages: &[lopdf::ObjectId], items: &[(&str, usize)], cycle: bool) -> Object {
+    let root = doc.new_object_id();
+    let ids: Vec<lopdf::ObjectId> = items.iter().map(|_| doc.new_object_id()).collect();
+    for (i, (title, page)) in items.iter().enumerate() {
+        let mut item = dictionary! {
+            "Title" => Object::string_literal(*title), "Parent" => root,
+            "Dest" => vec![Object::Reference(pages[*page]), "Fit".into()],
+        };
+        match ids.get(i + 1) {
+            Some(next) => item.set("Next", *next),
+            None if cycle => item.set("Next", ids[i]),
+            None => {}
+        }
+        doc.objects.insert(ids[i], Object::Dictionary(item));
+    }
+    doc.objects.insert(
+        root,
+        Object::Dictionary(
+            dictionary! { "Type" => "Outlines", "First" => ids[0], "Last" => *ids.last().unwrap() },
+        ),
+    );
+    Object::Reference(root)
+}
+
+#[test]
+fn regression_gutter_search_terminates_with_glyphs_far_off_the_page() {
+    let mut content = String::new();
+    for i in 0..14 {
+        content.push_str(&format!("BT /F1 10 Tf 72 {} Td (line {i} of the page) Tj ET\n", 700 - 12 * i));
+    }
+    content.push_str("BT /F1 10 Tf 1 0 0 1 1000000000 500 Tm (far) Tj ET\n");
+    let parsed = read(&bytes(pdf(&[content]))).unwrap();
+    assert!(parsed.text.contains("line 13 of the page"));
+}
+
+#[test]
+fn regression_hyphen_join_before_a_multibyte_letter_keeps_spans_on_boundaries() {
+    let content = lines(72.0, 700.0, &["an exam-", "\\351lan vital"]);
+    let parsed = read(&bytes(pdf(&[content]))).unwrap();
+    assert_eq!(parsed.text, "an examélan vital\n");
+}
+
+#[test]
+fn regression_a_form_that_draws_itself_is_drawn_once() {
+    let mut doc = pdf(&[String::new()]);
+    let form_id = doc.new_object_id();
+    let page = doc.get_pages()[&1];
+    let page_resources = doc.get_dictionary(page).unwrap().get(b"Resources").unwrap().as_reference().unwrap();
+    let fonts = doc.get_dictionary(page_resources).unwrap().get(b"Font").unwrap().clone();
+    let form = Stream::new(
+        dictionary! { "Type" => "XObject", "Subtype" => "Form", "Resources" => dictionary! { "Font" => fonts, "XObject" => dictionary! { "X0" => form_id } } },
+        format!("BT /F1 10 Tf 72 700 Td (drawn) Tj ET {}", "/X0 Do ".repeat(10)).into_bytes(),
+    );
+    doc.objects.insert(form_id, Object::Stream(form));
+    let content = doc.add_object(Stream::new(dictionary! {}, b"/X0 Do".to_vec()));
+    doc.get_dictionary_mut(page).unwrap().set("Contents", content);
+    doc.get_dictionary_mut(page_resources).unwrap().set("XObject", dictionary! { "X0" => form_id });
+    let parsed = read(&bytes(doc)).unwrap();
+    assert_eq!(parsed.text, "drawn\n");
+}
+
+#[test]
+fn regression_a_page_labels_tree_that_contains_itself_is_walked_once() {
+    let doc = build(&[lines(72.0, 700.0, &["one"])], dictionary! {}, |doc, _| {
+        let node = doc.new_object_id();
+        let kids: Vec<Object> = (0..10).map(|_| Object::Reference(node)).collect();
+        doc.objects.insert(node, Object::Dictionary(dictionary! { "Kids" => kids }));
+        vec![("PageLabels", Object::Reference(node))]
+    });
+    assert!(read(&bytes(doc)).is_ok());
+}
+
+#[test]
+fn regression_an_outline_whose_next_leads_back_is_read_once() {
+    let pages = vec![lines(72.0, 700.0, &["Alpha", "text"]), lines(72.0, 700.0, &["Beta", "more"])];
+    let doc = build(&pages, dictionary! {}, |doc, ids| {
+        vec![("Outlines", outline(doc, ids, &[("Alpha", 0), ("Beta", 1)], true))]
+    });
+    let parsed = read(&bytes(doc)).unwrap();
+    let titles: Vec<&str> = parsed.headings.iter().map(|h| h.title.as_str()).collect();
+    assert_eq!(titles, ["Alpha", "Beta"]);
+}
+
+#[test]
+fn regression_bookmarks_out_of_page_order_stay_on_their_pages() {
+    let pages: Vec<String> =
+        ["Alpha", "Beta", "Gamma"].iter().map(|t| lines(72.0, 700.0, &[t, "body"])).collect();
+    let doc = build(&pages, dictionary! {}, |doc, ids| {
+        vec![("Outlines", outline(doc, ids, &[("Gamma", 2), ("Alpha", 0), ("Beta", 1)], false))]
+    });
+    let parsed = read(&bytes(doc)).unwrap();
+    let page_of = |offset: usize| parsed.page_breaks.partition_point(|b| *b <= offset);
+    for h in &parsed.headings {
+        assert!(!h.span.is_empty(), "{} placed on its line", h.title);
+        let want = ["Alpha", "Beta", "Gamma"].iter().position(|t| *t == h.title).unwrap();
+        assert_eq!(page_of(h.span.start), want, "{}", h.title);
+    }
+}
+
+#[test]
+fn regression_cid_width_ranges_repeated_cost_bounded_work() {
+    let mut doc = pdf(&[lines(72.0, 700.0, &["widths"])]);
+    let mut w = Vec::new();
+    for _ in 0..5_000 {
+        w.extend([Object::Integer(0), Object::Integer(65_534), Object::Integer(500)]);
+    }
+    w.extend([Object::Integer(4_294_967_295), Object::Array(vec![Object::Integer(1), Object::Integer(2)])]);
+    let cid = doc.add_object(
+        dictionary! { "Type" => "Font", "Subtype" => "CIDFontType2", "BaseFont" => "X", "W" => w },
+    );
+    let font = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type0", "BaseFont" => "X", "Encoding" => "Identity-H", "DescendantFonts" => vec![Object::Reference(cid)] });
+    let page = doc.get_pages()[&1];
+    let res = doc.get_dictionary(page).unwrap().get(b"Resources").unwrap().as_reference().unwrap();
+    doc.get_dictionary_mut(res).unwrap().get_mut(b"Font").unwrap().as_dict_mut().unwrap().set("F3", font);
+    let content = doc.add_object(Stream::new(
+        dictionary! {},
+        b"BT /F3 10 Tf 72 600 Td <00410042> Tj ET BT /F1 10 Tf 72 700 Td (widths) Tj ET".to_vec(),
+    ));
+    doc.get_dictionary_mut(page).unwrap().set("Contents", content);
+    let started = std::time::Instant::now();
+    assert!(read(&bytes(doc)).is_ok());
+    // Unbounded, this is 327 million inserts (minutes); bounded, a blink.
+    assert!(started.elapsed().as_secs() < 20);
+}
+
+#[test]
+fn rotated_pages_are_read_upright() {
+    // A landscape page: /Rotate 90, its text drawn turned a quarter counter-clockwise in user
+    // space so that it reads left to right once the page is turned.
+    // Turned clockwise, a larger user-space x is lower on the page.
+    let content = "BT /F1 10 Tf 0 1 -1 0 312 72 Tm (Landscape line two) Tj ET BT /F1 10 Tf 0 1 -1 0 300 72 Tm (Landscape line one) Tj ET".to_string();
+    let doc = build(&[content], dictionary! { "Rotate" => 90 }, |_, _| Vec::new());
+    let parsed = read(&bytes(doc)).unwrap();
+    assert_eq!(parsed.text, "Landscape line one\nLandscape line two\n");
+}
+
+#[test]
+fn furniture_is_found_on_pages_whose_box_does_not_start_at_zero() {
+    let shift = |s: String| format!("1 0 0 1 100 200 cm {s}");
+    let words = ["Alpha", "Beta", "Gamma", "Delta"];
+    let pages: Vec<String> = (0..4)
+        .map(|n| {
+            shift(
+                lines(72.0, 580.0, &["Running Title"])
+                    + &lines(72.0, 520.0, &[&format!("{} body text.", words[n])])
+                    + &lines(200.0, 20.0, &[&format!("{}", n + 1)]),
+            )
+        })
+        .collect();
+    let doc = build(
+        &pages,
+        dictionary! { "MediaBox" => vec![100.into(), 200.into(), 500.into(), 820.into()] },
+        |_, _| Vec::new(),
+    );
+    let parsed = read(&bytes(doc)).unwrap();
+    assert!(!parsed.text.contains("Running Title"), "{}", parsed.text);
+    assert!(words.iter().all(|w| parsed.text.contains(&format!("{w} body text."))), "{}", parsed.text);
+    assert_eq!(
+        parsed.page_labels.get(1).cloned().flatten().as_deref(),
+        Some("2"),
+        "{:?} {:?}",
+        parsed.page_labels,
+        parsed.text
+    );
+}
+
+#[test]
+fn a_heading_at_the_foot_of_a_page_is_a_heading_block() {
+    let p1 = lines(72.0, 700.0, &["Some text that ends a page."])
+        + "BT /F2 12 Tf 72 100 Td (3.1 Big Heading Here) Tj ET";
+    let p2 = lines(72.0, 700.0, &["Its body on the next page."]);
+    let p0 = "BT /F2 12 Tf 72 700 Td (1 First) Tj ET BT /F2 12 Tf 72 600 Td (2 Second) Tj ET BT /F2 12 Tf 72 500 Td (3 Third) Tj ET BT /F2 12 Tf 72 400 Td (4 Fourth) Tj ET BT /F2 12 Tf 72 300 Td (5 Fifth) Tj ET".to_string();
+    let parsed = read(&bytes(pdf(&[p0, p1, p2]))).unwrap();
+    let h = parsed.headings.iter().find(|h| h.title == "3.1 Big Heading Here").expect("recovered");
+    let block = parsed.blocks.iter().find(|b| b.span.start == h.span.start).unwrap();
+    assert_eq!(block.kind, strata_core::BlockKind::Heading, "{:?}", parsed.blocks);
 }
