@@ -7,10 +7,11 @@
 //! `%2` is the counter of level 2). Instances may override a level's start
 //! (`w:lvlOverride/w:startOverride`) or the whole level (`w:lvlOverride/w:lvl`).
 //!
-//! Counters are kept per instance and level. Using a level increments it and restarts the
-//! deeper levels (unless a deeper level's `w:lvlRestart` says to restart only after a
-//! shallower level, or never). Word also continues counting across instances that share an
-//! abstract definition; that rare case is not reproduced: each instance counts on its own.
+//! Counters are kept per abstract definition and level, as Word keeps them: two instances of
+//! one definition (common after copy and paste) continue one count, and an instance that
+//! overrides a level's start (or the level) restarts that level when it is first used. Using
+//! a level increments it and restarts the deeper levels (unless a deeper level's
+//! `w:lvlRestart` says to restart only after a shallower level, or never).
 
 use std::collections::HashMap;
 
@@ -184,13 +185,18 @@ pub(super) struct Rendered {
 pub(super) struct Numbering {
     nums: HashMap<u32, Num>,
     abstracts: HashMap<u32, Abstract>,
+    /// `w:styleLink` name → the abstract definition that defines it.
+    links: HashMap<String, u32>,
 }
 
 /// Counter state while walking a document: per instance, per level, the last value used
 /// (`None` = not started, or restarted).
 #[derive(Debug, Default)]
 pub(super) struct Counters {
+    /// Per abstract definition (after `w:numStyleLink`).
     values: HashMap<u32, [Option<u32>; LEVELS]>,
+    /// Instances used so far (an instance's overrides restart their levels on first use).
+    used: std::collections::HashSet<u32>,
 }
 
 impl Numbering {
@@ -235,21 +241,27 @@ impl Numbering {
                 numbering.nums.entry(id).or_insert(num);
             }
         }
+        numbering.links =
+            numbering.abstracts.iter().filter_map(|(id, a)| a.style_link.clone().map(|l| (l, *id))).collect();
         Ok(numbering)
+    }
+
+    /// The abstract definition instance `num` counts in: its own, or the one its
+    /// `w:numStyleLink` names.
+    fn definition(&self, num: &Num) -> u32 {
+        let abs = self.abstracts.get(&num.abstract_id);
+        abs.and_then(|a| a.num_style_link.as_ref())
+            .and_then(|l| self.links.get(l))
+            .copied()
+            .unwrap_or(num.abstract_id)
     }
 
     /// The levels of instance `num_id`, following one `w:numStyleLink`.
     fn levels(&self, num: &Num) -> Option<&Levels> {
-        let abs = self.abstracts.get(&num.abstract_id)?;
-        match &abs.num_style_link {
-            Some(link) => self
-                .abstracts
-                .values()
-                .find(|a| a.style_link.as_deref() == Some(link.as_str()))
-                .map(|a| &a.levels)
-                .or(Some(&abs.levels)),
-            None => Some(&abs.levels),
-        }
+        self.abstracts
+            .get(&self.definition(num))
+            .or_else(|| self.abstracts.get(&num.abstract_id))
+            .map(|a| &a.levels)
     }
 
     /// The level of instance `num_id` bound to paragraph style `style` (`w:pStyle` in a
@@ -279,7 +291,14 @@ impl Numbering {
         let num = self.nums.get(&num_id)?;
         let i = (ilvl as usize).min(LEVELS - 1);
         let level = self.level(num, i)?;
-        let values = counters.values.entry(num_id).or_default();
+        let values = counters.values.entry(self.definition(num)).or_default();
+        if counters.used.insert(num_id) {
+            for (k, v) in values.iter_mut().enumerate() {
+                if num.start_overrides[k].is_some() || num.level_overrides[k].is_some() {
+                    *v = None;
+                }
+            }
+        }
         let value = match values[i] {
             Some(v) => v.saturating_add(1),
             None => self.start(num, i),

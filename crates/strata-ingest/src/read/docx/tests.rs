@@ -222,7 +222,8 @@ fn numbered_styles() -> (String, String) {
            <w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>
            <w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>
            <w:num w:numId="3"><w:abstractNumId w:val="1"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="1"/></w:lvlOverride></w:num>
-           <w:num w:numId="4"><w:abstractNumId w:val="2"/></w:num>"#,
+           <w:num w:numId="4"><w:abstractNumId w:val="2"/></w:num>
+           <w:num w:numId="5"><w:abstractNumId w:val="1"/></w:num>"#,
         lvl(0, "decimal", "%1.", 1, r#"<w:pStyle w:val="H1"/>"#),
         lvl(1, "decimal", "%1.%2", 1, ""),
         lvl(2, "decimal", "%1.%2.%3", 1, ""),
@@ -287,8 +288,9 @@ fn list_items_keep_their_numbers_and_lines() {
         item(2, 1, "restarted"),
         item(4, 0, "bullet"),
         p("Between"),
-        // Same abstract list, new instance with a start override: counts from 1 on its own,
-        // and instance 2 goes on where it was. Items of any list are one line apart.
+        // Same abstract list, new instance with a start override: it restarts the list's
+        // count at 1, and instance 2, which shares the abstract definition, goes on from
+        // there, as Word counts. Items of any list are one line apart.
         item(3, 0, "again"),
         item(2, 0, "continued"),
     ]
@@ -296,11 +298,21 @@ fn list_items_keep_their_numbers_and_lines() {
     let parsed = Docx::new(&body).styles(&styles).numbering(&numbering).read();
     assert_eq!(
         parsed.text,
-        "Intro\n\nC) first\n(i) sub one\n(ii) sub two\nD) second\n(i) restarted\n- bullet\n\nBetween\n\nA) again\nE) continued"
+        "Intro\n\nC) first\n(i) sub one\n(ii) sub two\nD) second\n(i) restarted\n- bullet\n\nBetween\n\nA) again\nB) continued"
     );
     let items = parsed.blocks.iter().filter(|b| b.kind == BlockKind::ListItem).count();
     assert_eq!(items, 8);
     assert!(parsed.headings.is_empty());
+}
+
+/// Regression: each `w:num` counted on its own, so headings numbered through two instances
+/// of one definition (as after pasting) started again at 1.
+#[test]
+fn regression_instances_of_one_definition_share_their_count() {
+    let (styles, numbering) = numbered_styles();
+    let body = [item(2, 0, "one"), item(5, 0, "two"), item(2, 0, "three")].concat();
+    let parsed = Docx::new(&body).styles(&styles).numbering(&numbering).read();
+    assert!(parsed.text.starts_with("C) one\nD) two\nE) three"), "{:?}", parsed.text);
 }
 
 #[test]
