@@ -319,3 +319,15 @@ proptest! {
         }
     }
 }
+
+/// Found by `fuzz/` (`read_pdf`): a `/MediaBox [000 612 792]` with three numbers made
+/// `page_space` index `v[3]` and panic; the reader caught it and failed the whole file.
+#[test]
+fn pdf_media_box_with_three_numbers_does_not_panic() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz-regressions/read_pdf-mediabox-three-numbers");
+    let bytes = std::fs::read(path).unwrap();
+    match reader_for(Format::Pdf).unwrap().read(&bytes) {
+        Ok(parsed) => assert!(check(&parsed).is_ok(), "pdf: {}", check(&parsed).unwrap_err()),
+        Err(e) => assert!(!e.to_string().contains("parser failed"), "a panic was caught: {e}"),
+    }
+}

@@ -173,7 +173,7 @@ fn page_space(doc: &Document, page: lopdf::ObjectId) -> ([f32; 6], f32) {
     };
     let rect = |key: &[u8]| -> Option<[f32; 4]> {
         let v: Vec<f32> = inherited(key)?.as_array().ok()?.iter().filter_map(|o| o.as_float().ok()).collect();
-        let r = [v.first()?.min(*v.get(2)?), v[1].min(v[3]), v[0].max(v[2]), v[1].max(v[3])];
+        let r = [v.first()?.min(*v.get(2)?), v.get(1)?.min(*v.get(3)?), v[0].max(v[2]), v[1].max(v[3])];
         (r.iter().all(|x| x.is_finite()) && r[2] > r[0] && r[3] > r[1]).then_some(r)
     };
     let [x0, y0, x1, y1] = rect(b"CropBox").or_else(|| rect(b"MediaBox")).unwrap_or([0.0, 0.0, 612.0, 792.0]);
