@@ -120,7 +120,7 @@ fn regression_same_file_named_twice_is_ingested_once() {
     let docs = dir.path().join("docs");
     fs::create_dir(&docs).unwrap();
     fs::write(docs.join("a.md"), "# A\n\ntext\n").unwrap();
-    fs::write(docs.join("skipped.pdf"), "%PDF-1.7").unwrap();
+    fs::write(docs.join("skipped.png"), b"\x89PNG").unwrap();
     let index = dir.path().join("index");
     let a = docs.join("a.md");
     let summary = json(&index, &["ingest", docs.to_str().unwrap(), a.to_str().unwrap()]);
