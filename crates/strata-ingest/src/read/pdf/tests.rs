@@ -366,3 +366,18 @@ fn a_heading_at_the_foot_of_a_page_is_a_heading_block() {
     let block = parsed.blocks.iter().find(|b| b.span.start == h.span.start).unwrap();
     assert_eq!(block.kind, strata_core::BlockKind::Heading, "{:?}", parsed.blocks);
 }
+
+#[test]
+fn page_labels_give_printed_numbers() {
+    let pages: Vec<String> = (0..4).map(|i| lines(72.0, 700.0, &[&format!("Page body {i}.")])).collect();
+    let doc = build(&pages, dictionary! {}, |_, _| {
+        let labels = dictionary! { "Nums" => vec![
+            0.into(), Object::Dictionary(dictionary! { "S" => "r" }),
+            2.into(), Object::Dictionary(dictionary! { "S" => "D", "P" => Object::string_literal("A-"), "St" => 7 }),
+        ] };
+        vec![("PageLabels", Object::Dictionary(labels))]
+    });
+    let parsed = read(&bytes(doc)).unwrap();
+    let labels: Vec<Option<&str>> = parsed.page_labels.iter().map(|l| l.as_deref()).collect();
+    assert_eq!(labels, [Some("i"), Some("ii"), Some("A-7"), Some("A-8")]);
+}
