@@ -381,3 +381,23 @@ fn page_labels_give_printed_numbers() {
     let labels: Vec<Option<&str>> = parsed.page_labels.iter().map(|l| l.as_deref()).collect();
     assert_eq!(labels, [Some("i"), Some("ii"), Some("A-7"), Some("A-8")]);
 }
+
+#[test]
+fn files_encrypted_with_an_empty_user_password_are_read() {
+    let mut doc = pdf(&[lines(72.0, 700.0, &["Owner-locked but readable."])]);
+    doc.trailer.set(
+        "ID",
+        vec![Object::string_literal("0123456789abcdef"), Object::string_literal("0123456789abcdef")],
+    );
+    let version = lopdf::EncryptionVersion::V2 {
+        document: &doc,
+        owner_password: "owner",
+        user_password: "",
+        key_length: 128,
+        permissions: lopdf::Permissions::default(),
+    };
+    let state = lopdf::EncryptionState::try_from(version).unwrap();
+    doc.encrypt(&state).unwrap();
+    let parsed = read(&bytes(doc)).unwrap();
+    assert_eq!(parsed.text, "Owner-locked but readable.\n");
+}
