@@ -1,4 +1,4 @@
-//! The reader contract, shared by every fuzz target (the same one `check` in
+//! The reader contract, shared by every fuzz target (`Parsed::check`, the same check
 //! `crates/strata-ingest/tests/readers.rs` asserts on generated input):
 //!
 //! 1. `read` never panics, whatever the bytes;
@@ -13,14 +13,14 @@
 //! error the reader returns for a caught panic fails the check instead.
 
 use strata_core::Format;
-use strata_ingest::read::{reader_for, Parsed, ReadError};
+use strata_ingest::read::{reader_for, ReadError};
 
 /// Reads `data` as `format` and panics if the reader broke its contract.
 pub fn read_and_check(format: Format, data: &[u8]) {
     let reader = reader_for(format).expect("every fuzzed format has a reader");
     match reader.read(data) {
         Ok(parsed) => {
-            if let Err(why) = check(&parsed) {
+            if let Err(why) = parsed.check() {
                 panic!("{format:?} reader broke its contract: {why}");
             }
         }
@@ -36,30 +36,3 @@ fn caught_panic(message: &str) -> bool {
     message.contains("parser failed on this file") || message.contains("DOCX reader failed on this file")
 }
 
-/// Checks spans, heading order, block order and page breaks of a reader's output.
-pub fn check(p: &Parsed) -> Result<(), String> {
-    let t = &p.text;
-    let ok = |s: usize, e: usize| s <= e && e <= t.len() && t.is_char_boundary(s) && t.is_char_boundary(e);
-    let mut last = 0;
-    for h in &p.headings {
-        if !ok(h.span.start, h.span.end) || h.span.start < last {
-            return Err(format!("heading {:?} at {} out of order or off boundary", h.title, h.span));
-        }
-        last = h.span.end;
-    }
-    let mut last = 0;
-    for b in &p.blocks {
-        if !ok(b.span.start, b.span.end) || b.span.start < last {
-            return Err(format!("block {:?} at {} out of order or off boundary", b.kind, b.span));
-        }
-        last = b.span.end;
-    }
-    let mut last = 0;
-    for &b in &p.page_breaks {
-        if b < last || b == 0 || b >= t.len() || !t.is_char_boundary(b) {
-            return Err(format!("page break {b} invalid (text {} bytes)", t.len()));
-        }
-        last = b;
-    }
-    Ok(())
-}

@@ -17,36 +17,9 @@
 
 use proptest::prelude::*;
 use strata_core::Format;
-use strata_ingest::read::{reader_for, Parsed};
+use strata_ingest::read::reader_for;
 
 const FORMATS: [Format; 5] = [Format::Markdown, Format::Html, Format::Text, Format::Docx, Format::Pdf];
-
-fn check(p: &Parsed) -> Result<(), String> {
-    let t = &p.text;
-    let ok = |s: usize, e: usize| s <= e && e <= t.len() && t.is_char_boundary(s) && t.is_char_boundary(e);
-    let mut last = 0;
-    for h in &p.headings {
-        if !ok(h.span.start, h.span.end) || h.span.start < last {
-            return Err(format!("heading {:?} at {} out of order or off boundary", h.title, h.span));
-        }
-        last = h.span.end;
-    }
-    let mut last = 0;
-    for b in &p.blocks {
-        if !ok(b.span.start, b.span.end) || b.span.start < last {
-            return Err(format!("block {:?} at {} out of order or off boundary", b.kind, b.span));
-        }
-        last = b.span.end;
-    }
-    let mut last = 0;
-    for &b in &p.page_breaks {
-        if b < last || b == 0 || b >= t.len() || !t.is_char_boundary(b) {
-            return Err(format!("page break {b} invalid (text {} bytes)", t.len()));
-        }
-        last = b;
-    }
-    Ok(())
-}
 
 fn markupish() -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
@@ -287,7 +260,7 @@ proptest! {
     #[test]
     fn pdf_reader_never_panics_on_generated_files(bytes in pdfish()) {
         match reader_for(Format::Pdf).unwrap().read(&bytes) {
-            Ok(parsed) => prop_assert!(check(&parsed).is_ok(), "pdf: {}", check(&parsed).unwrap_err()),
+            Ok(parsed) => prop_assert!(parsed.check().is_ok(), "pdf: {}", parsed.check().unwrap_err()),
             Err(e) => prop_assert!(!e.to_string().contains("parser failed"), "a panic was caught: {e}"),
         }
     }
@@ -296,7 +269,7 @@ proptest! {
     fn docx_reader_never_panics_on_mangled_packages(bytes in docxish()) {
         let reader = reader_for(Format::Docx).unwrap();
         if let Ok(parsed) = reader.read(&bytes) {
-            prop_assert!(check(&parsed).is_ok(), "docx: {}", check(&parsed).unwrap_err());
+            prop_assert!(parsed.check().is_ok(), "docx: {}", parsed.check().unwrap_err());
         }
     }
 
@@ -305,7 +278,7 @@ proptest! {
         for format in FORMATS {
             let reader = reader_for(format).unwrap();
             if let Ok(parsed) = reader.read(&bytes) {
-                prop_assert!(check(&parsed).is_ok(), "{format:?}: {}", check(&parsed).unwrap_err());
+                prop_assert!(parsed.check().is_ok(), "{format:?}: {}", parsed.check().unwrap_err());
             }
         }
     }
@@ -314,7 +287,7 @@ proptest! {
     fn readers_never_panic_on_raw_bytes(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         for format in FORMATS {
             if let Ok(parsed) = reader_for(format).unwrap().read(&bytes) {
-                prop_assert!(check(&parsed).is_ok(), "{format:?}: {}", check(&parsed).unwrap_err());
+                prop_assert!(parsed.check().is_ok(), "{format:?}: {}", parsed.check().unwrap_err());
             }
         }
     }
@@ -327,7 +300,7 @@ fn pdf_media_box_with_three_numbers_does_not_panic() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz-regressions/read_pdf-mediabox-three-numbers");
     let bytes = std::fs::read(path).unwrap();
     match reader_for(Format::Pdf).unwrap().read(&bytes) {
-        Ok(parsed) => assert!(check(&parsed).is_ok(), "pdf: {}", check(&parsed).unwrap_err()),
+        Ok(parsed) => assert!(parsed.check().is_ok(), "pdf: {}", parsed.check().unwrap_err()),
         Err(e) => assert!(!e.to_string().contains("parser failed"), "a panic was caught: {e}"),
     }
 }

@@ -13,6 +13,7 @@ pub mod docx;
 pub mod html;
 pub mod levels;
 pub mod markdown;
+mod numerals;
 pub mod pdf;
 pub mod text;
 
@@ -54,6 +55,41 @@ pub struct Parsed {
     pub metadata: BTreeMap<String, serde_json::Value>,
     /// Non-fatal problems.
     pub warnings: Vec<String>,
+}
+
+impl Parsed {
+    /// Checks the [`Reader`] contract on this output: heading and block spans on `char`
+    /// boundaries inside the text, headings in order and not overlapping, blocks sorted and
+    /// disjoint, page breaks sorted (equal offsets are empty pages), each `> 0` and
+    /// `< text.len()` on a `char` boundary. The property tests and the fuzz targets assert it;
+    /// the error says which mark broke it.
+    pub fn check(&self) -> Result<(), String> {
+        let t = &self.text;
+        let ok =
+            |s: usize, e: usize| s <= e && e <= t.len() && t.is_char_boundary(s) && t.is_char_boundary(e);
+        let mut last = 0;
+        for h in &self.headings {
+            if !ok(h.span.start, h.span.end) || h.span.start < last {
+                return Err(format!("heading {:?} at {} out of order or off boundary", h.title, h.span));
+            }
+            last = h.span.end;
+        }
+        let mut last = 0;
+        for b in &self.blocks {
+            if !ok(b.span.start, b.span.end) || b.span.start < last {
+                return Err(format!("block {:?} at {} out of order or off boundary", b.kind, b.span));
+            }
+            last = b.span.end;
+        }
+        let mut last = 0;
+        for &b in &self.page_breaks {
+            if b < last || b == 0 || b >= t.len() || !t.is_char_boundary(b) {
+                return Err(format!("page break {b} invalid (text {} bytes)", t.len()));
+            }
+            last = b;
+        }
+        Ok(())
+    }
 }
 
 /// Why a file could not be read. Each message says what to do.

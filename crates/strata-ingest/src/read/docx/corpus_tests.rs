@@ -180,16 +180,16 @@ fn corpus_title13_converted_by_libreoffice() {
     assert_eq!(definitions.level, 3);
     let tree = build_tree("t13", parsed.text.len(), &parsed.headings, &[]);
     assert!(tree.find_number("1").any(|n| n.title.starts_with("§1.")), "§1 is found by its number");
-    let tables: Vec<&str> = parsed
-        .blocks
-        .iter()
-        .filter(|b| b.kind == BlockKind::Table)
-        .map(|b| b.span.slice(&parsed.text))
-        .collect();
+    let tables = tables(&parsed);
     assert_eq!(tables.len(), 1);
     let rows: Vec<&str> = tables[0].lines().collect();
     eprintln!("table: {} rows, first {:?}", rows.len(), &rows[..rows.len().min(3)]);
     assert!(rows.len() >= 2 && rows.iter().all(|r| r.contains(" | ")), "{rows:?}");
+}
+
+/// The text of every table block.
+fn tables(parsed: &Parsed) -> Vec<&str> {
+    parsed.blocks.iter().filter(|b| b.kind == BlockKind::Table).map(|b| b.span.slice(&parsed.text)).collect()
 }
 
 #[test]
@@ -204,12 +204,7 @@ fn corpus_fedramp_working_with_oscal() {
     assert_eq!(found, [1, 2, 2, 3, 2, 2, 2]);
     assert_eq!(parsed.headings[0].title, "1. Working with OSCAL Files");
     assert_eq!(parsed.headings[3].title, "1.2.1. Resolved Profile Catalogs");
-    let tables: Vec<&str> = parsed
-        .blocks
-        .iter()
-        .filter(|b| b.kind == BlockKind::Table)
-        .map(|b| b.span.slice(&parsed.text))
-        .collect();
+    let tables = tables(&parsed);
     // All three are one-column tables framing code listings: one row per line, each
     // cell's paragraphs on its row's line.
     let rows: Vec<Vec<&str>> = tables.iter().map(|t| t.lines().collect()).collect();

@@ -17,6 +17,8 @@ use std::collections::HashMap;
 
 use roxmltree::Node;
 
+use crate::read::numerals::{letters, roman};
+
 use super::xml::{self, child_num, child_val, is_w, w_attr, w_child};
 
 /// Levels per list (`w:ilvl` 0–8).
@@ -74,47 +76,6 @@ impl NumFmt {
             NumFmt::Bullet | NumFmt::None => String::new(),
         }
     }
-}
-
-/// Word's letters: a … z, then aa … zz, aaa …; 0 has none and is written as a digit.
-fn letters(n: u32) -> String {
-    if n == 0 {
-        return "0".into();
-    }
-    let letter = char::from(b'a' + ((n - 1) % 26) as u8);
-    let count = ((n - 1) / 26 + 1).min(64) as usize;
-    std::iter::repeat_n(letter, count).collect()
-}
-
-/// Lowercase Roman numerals for 1–3999; other values as digits.
-fn roman(n: u32) -> String {
-    if n == 0 || n > 3999 {
-        return n.to_string();
-    }
-    const TABLE: [(u32, &str); 13] = [
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
-        (100, "c"),
-        (90, "xc"),
-        (50, "l"),
-        (40, "xl"),
-        (10, "x"),
-        (9, "ix"),
-        (5, "v"),
-        (4, "iv"),
-        (1, "i"),
-    ];
-    let mut n = n;
-    let mut out = String::new();
-    for (value, digits) in TABLE {
-        while n >= value {
-            out.push_str(digits);
-            n -= value;
-        }
-    }
-    out
 }
 
 /// One list level.

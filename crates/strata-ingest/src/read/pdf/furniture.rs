@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use super::PageLines;
+use crate::read::numerals::{is_roman, roman_value};
 
 /// Lines looked at, at each edge of a page.
 const EDGE_LINES: usize = 2;
@@ -55,15 +56,13 @@ fn number_token(text: &str) -> Option<String> {
     let t = text.trim();
     let lower = t.to_ascii_lowercase();
     let words: Vec<&str> = lower.split_whitespace().collect();
-    let is_number =
-        |w: &str| (w.chars().all(|c| c.is_ascii_digit()) && w.len() <= 5) || super::labels::is_roman(w);
     if page_number(t) {
         let rest =
             lower.trim_start_matches(|c: char| !c.is_alphanumeric()).trim_start_matches("page").trim_start();
-        return rest.split(|c: char| !c.is_alphanumeric()).find(|w| is_number(w)).map(str::to_string);
+        return rest.split(|c: char| !c.is_alphanumeric()).find(|w| number_word(w)).map(str::to_string);
     }
     let found =
-        [words.first(), words.last()].into_iter().flatten().find(|w| is_number(w) && w.len() < t.len());
+        [words.first(), words.last()].into_iter().flatten().find(|w| number_word(w) && w.len() < t.len());
     found.map(|w| w.to_string())
 }
 
@@ -74,7 +73,7 @@ fn printed_numbers(printed: Vec<Option<String>>) -> Vec<Option<String>> {
         let s = s.as_deref()?;
         match s.parse::<u32>() {
             Ok(n) => Some((false, n)),
-            Err(_) => super::labels::roman_value(s).map(|n| (true, n)),
+            Err(_) => roman_value(s).map(|n| (true, n)),
         }
     };
     let values: Vec<Option<(bool, u32)>> = printed.iter().map(value).collect();
@@ -131,6 +130,11 @@ fn shape(text: &str) -> String {
     out.trim().to_string()
 }
 
+/// A page number as a word: up to five digits, or a lower-case Roman numeral.
+fn number_word(w: &str) -> bool {
+    (w.chars().all(|c| c.is_ascii_digit()) && w.len() <= 5) || is_roman(w)
+}
+
 /// `7`, `- 7 -`, `[7]`, `xii`, `Page 7`, `Page 7 of 40`, `7 / 40`.
 fn page_number(text: &str) -> bool {
     let t = text.trim().trim_matches(|c: char| matches!(c, '-' | '–' | '—' | '[' | ']' | '(' | ')' | ' '));
@@ -138,12 +142,10 @@ fn page_number(text: &str) -> bool {
     let t = lower.strip_prefix("page").map_or(lower.as_str(), str::trim_start);
     let words: Vec<&str> =
         t.split(|c: char| c.is_whitespace() || c == '/').filter(|w| !w.is_empty()).collect();
-    let number =
-        |w: &str| w.chars().all(|c| c.is_ascii_digit()) && w.len() <= 5 || super::labels::is_roman(w);
     match words.as_slice() {
-        [n] => number(n),
-        [n, m] => number(n) && number(m),
-        [n, "of", m] => number(n) && number(m),
+        [n] => number_word(n),
+        [n, m] => number_word(n) && number_word(m),
+        [n, "of", m] => number_word(n) && number_word(m),
         _ => false,
     }
 }

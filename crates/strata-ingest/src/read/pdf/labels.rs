@@ -2,12 +2,10 @@
 //! each range gives a style (`D` decimal, `r`/`R` roman, `a`/`A` letters), a prefix and a
 //! start number, so front matter can be cited as `p. xii` while the body says `p. 12`.
 
-use std::sync::OnceLock;
-
 use lopdf::{Document, Object};
-use regex::Regex;
 
 use super::fonts::deref;
+use crate::read::numerals::{letters, roman};
 
 /// Nodes of a `/PageLabels` tree walked at most.
 const MAX_NODES: usize = 10_000;
@@ -36,7 +34,7 @@ pub(crate) fn page_labels(doc: &Document, pages: usize) -> Vec<Option<String>> {
                 .and_then(|o| lopdf::decode_text_string(o).ok())
                 .unwrap_or_default();
             let first = dict.get(b"St").ok().and_then(|o| o.as_i64().ok()).unwrap_or(1).max(1) as usize;
-            let n = first + page - start;
+            let n = u32::try_from(first + page - start).unwrap_or(u32::MAX);
             let number = match dict.get(b"S").ok().and_then(|o| o.as_name().ok()) {
                 Some(b"D") => n.to_string(),
                 Some(b"r") => roman(n),
@@ -79,90 +77,5 @@ fn collect<'d>(
                 collect(doc, k, out, seen, depth + 1);
             }
         }
-    }
-}
-
-/// Lower-case roman numeral (PDF labels go on past 3999 with more `m`s).
-pub(crate) fn roman(mut n: usize) -> String {
-    const DIGITS: [(usize, &str); 13] = [
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
-        (100, "c"),
-        (90, "xc"),
-        (50, "l"),
-        (40, "xl"),
-        (10, "x"),
-        (9, "ix"),
-        (5, "v"),
-        (4, "iv"),
-        (1, "i"),
-    ];
-    let mut out = String::new();
-    for (value, digits) in DIGITS {
-        while n >= value && out.len() < 64 {
-            out.push_str(digits);
-            n -= value;
-        }
-    }
-    out
-}
-
-/// `a`…`z`, then `aa`…`zz`, as PDF letter labels count.
-fn letters(n: usize) -> String {
-    let n = n.max(1) - 1;
-    let letter = (b'a' + (n % 26) as u8) as char;
-    std::iter::repeat_n(letter, (n / 26 + 1).min(64)).collect()
-}
-
-/// The value of a well-formed lower-case roman numeral.
-pub(crate) fn roman_value(w: &str) -> Option<u32> {
-    if !is_roman(w) {
-        return None;
-    }
-    let digit = |c: char| match c {
-        'i' => 1,
-        'v' => 5,
-        'x' => 10,
-        'l' => 50,
-        'c' => 100,
-        'd' => 500,
-        _ => 1000,
-    };
-    let values: Vec<u32> = w.chars().map(digit).collect();
-    let mut total = 0u32;
-    for (i, v) in values.iter().enumerate() {
-        if values.get(i + 1).is_some_and(|next| next > v) {
-            total = total.wrapping_sub(*v);
-        } else {
-            total = total.wrapping_add(*v);
-        }
-    }
-    Some(total)
-}
-
-/// Whether `w` (lower case) is a well-formed roman numeral.
-pub(crate) fn is_roman(w: &str) -> bool {
-    static ROMAN: OnceLock<Regex> = OnceLock::new();
-    let re = ROMAN
-        .get_or_init(|| Regex::new(r"^m{0,3}(cm|cd|d?c{0,3})(xc|xl|l?x{0,3})(ix|iv|v?i{0,3})$").unwrap());
-    !w.is_empty() && re.is_match(w)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numerals_and_letters() {
-        assert_eq!(roman(1), "i");
-        assert_eq!(roman(12), "xii");
-        assert_eq!(roman(1994), "mcmxciv");
-        assert_eq!(letters(1), "a");
-        assert_eq!(letters(27), "aa");
-        assert!(is_roman("xii") && !is_roman("civil") && !is_roman(""));
-        assert_eq!(roman_value("xiv"), Some(14));
-        assert_eq!(roman_value("mcmxciv"), Some(1994));
     }
 }

@@ -73,6 +73,23 @@ fn lines(x: f32, y: f32, lines: &[&str]) -> String {
     s
 }
 
+/// Encrypts `doc` (RC4 128, owner password `owner`) with `user_password`.
+fn encrypt(doc: &mut Document, user_password: &str) {
+    doc.trailer.set(
+        "ID",
+        vec![Object::string_literal("0123456789abcdef"), Object::string_literal("0123456789abcdef")],
+    );
+    let version = lopdf::EncryptionVersion::V2 {
+        document: doc,
+        owner_password: "owner",
+        user_password,
+        key_length: 128,
+        permissions: lopdf::Permissions::default(),
+    };
+    let state = lopdf::EncryptionState::try_from(version).unwrap();
+    doc.encrypt(&state).unwrap();
+}
+
 fn read(bytes: &[u8]) -> Result<crate::read::Parsed, ReadError> {
     PdfReader.read(bytes)
 }
@@ -153,19 +170,7 @@ fn numbered_bold_lines_become_headings_when_there_is_no_outline() {
 #[test]
 fn encrypted_files_are_refused_with_the_fix() {
     let mut doc = pdf(&[lines(72.0, 700.0, &["secret"])]);
-    doc.trailer.set(
-        "ID",
-        vec![Object::string_literal("0123456789abcdef"), Object::string_literal("0123456789abcdef")],
-    );
-    let version = lopdf::EncryptionVersion::V2 {
-        document: &doc,
-        owner_password: "owner",
-        user_password: "user",
-        key_length: 128,
-        permissions: lopdf::Permissions::default(),
-    };
-    let state = lopdf::EncryptionState::try_from(version).unwrap();
-    doc.encrypt(&state).unwrap();
+    encrypt(&mut doc, "user");
     let err = read(&bytes(doc)).unwrap_err().to_string();
     assert!(err.contains("encrypted") && err.contains("qpdf --decrypt"), "{err}");
 }
@@ -385,19 +390,7 @@ fn page_labels_give_printed_numbers() {
 #[test]
 fn files_encrypted_with_an_empty_user_password_are_read() {
     let mut doc = pdf(&[lines(72.0, 700.0, &["Owner-locked but readable."])]);
-    doc.trailer.set(
-        "ID",
-        vec![Object::string_literal("0123456789abcdef"), Object::string_literal("0123456789abcdef")],
-    );
-    let version = lopdf::EncryptionVersion::V2 {
-        document: &doc,
-        owner_password: "owner",
-        user_password: "",
-        key_length: 128,
-        permissions: lopdf::Permissions::default(),
-    };
-    let state = lopdf::EncryptionState::try_from(version).unwrap();
-    doc.encrypt(&state).unwrap();
+    encrypt(&mut doc, "");
     let parsed = read(&bytes(doc)).unwrap();
     assert_eq!(parsed.text, "Owner-locked but readable.\n");
 }
