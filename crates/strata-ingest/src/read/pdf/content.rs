@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use lopdf::content::Content;
 use lopdf::{Dictionary, Document, Object};
 
-use super::fonts::{deref, Font};
+use super::deref;
+use super::fonts::Font;
 
 /// Form XObjects inside form XObjects followed at most this deep.
 const MAX_FORM_DEPTH: usize = 8;

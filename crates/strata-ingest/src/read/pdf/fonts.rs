@@ -16,6 +16,8 @@ use std::collections::HashMap;
 
 use lopdf::{Dictionary, Document, Encoding, Object};
 
+use super::deref;
+
 /// Bytes a ToUnicode CMap stream may inflate to.
 const MAX_CMAP_BYTES: usize = 8 << 20;
 /// Width, in em, of a glyph the font gives no width for.
@@ -210,12 +212,4 @@ fn cid_widths(doc: &Document, w: &[Object]) -> HashMap<u32, f32> {
         }
     }
     map
-}
-
-/// Follows one reference.
-pub fn deref<'d>(doc: &'d Document, o: &'d Object) -> Option<&'d Object> {
-    match o {
-        Object::Reference(id) => doc.get_object(*id).ok(),
-        o => Some(o),
-    }
 }

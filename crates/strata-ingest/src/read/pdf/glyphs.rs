@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use lopdf::{Document, Object};
 
-use super::fonts::deref;
+use super::deref;
 
 #[rustfmt::skip]
 const NAMES: &[(&str, &str)] = &[

@@ -4,7 +4,7 @@
 
 use lopdf::{Document, Object};
 
-use super::fonts::deref;
+use super::deref;
 use crate::read::numerals::{letters, roman};
 
 /// Nodes of a `/PageLabels` tree walked at most.

@@ -155,6 +155,14 @@ fn encrypted() -> ReadError {
     )
 }
 
+/// Follows one reference (lopdf's dictionaries hold objects or references to them).
+pub(crate) fn deref<'d>(doc: &'d Document, o: &'d Object) -> Option<&'d Object> {
+    match o {
+        Object::Reference(id) => doc.get_object(*id).ok(),
+        o => Some(o),
+    }
+}
+
 /// The map from a page's user space to the page as displayed, and the displayed height: the
 /// visible box (`/CropBox`, else `/MediaBox`, both inherited) moved to the origin, then turned
 /// by `/Rotate` (clockwise, in quarter turns), so that "up" and "left to right" are what a
@@ -164,7 +172,7 @@ fn page_space(doc: &Document, page: lopdf::ObjectId) -> ([f32; 6], f32) {
         let mut id = Some(page);
         for _ in 0..32 {
             let dict = id.and_then(|i| doc.get_dictionary(i).ok())?;
-            if let Some(o) = dict.get(key).ok().and_then(|o| fonts::deref(doc, o)) {
+            if let Some(o) = dict.get(key).ok().and_then(|o| deref(doc, o)) {
                 return Some(o);
             }
             id = dict.get(b"Parent").and_then(Object::as_reference).ok();
@@ -188,9 +196,8 @@ fn page_space(doc: &Document, page: lopdf::ObjectId) -> ([f32; 6], f32) {
 
 /// The document information dictionary's title, unless it is a file name or a tool's label.
 fn info_title(doc: &Document) -> Option<String> {
-    let info = doc.trailer.get(b"Info").ok().and_then(|o| fonts::deref(doc, o))?.as_dict().ok()?;
-    let title =
-        lopdf::decode_text_string(info.get(b"Title").ok().and_then(|o| fonts::deref(doc, o))?).ok()?;
+    let info = doc.trailer.get(b"Info").ok().and_then(|o| deref(doc, o))?.as_dict().ok()?;
+    let title = lopdf::decode_text_string(info.get(b"Title").ok().and_then(|o| deref(doc, o))?).ok()?;
     let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
     let lower = title.to_ascii_lowercase();
     let junk = title.is_empty()

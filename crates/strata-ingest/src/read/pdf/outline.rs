@@ -18,7 +18,7 @@ use lopdf::{Document, Object, ObjectId};
 use regex::Regex;
 use strata_core::Span;
 
-use super::fonts::deref;
+use super::deref;
 use super::page_text::PageText;
 use crate::read::HeadingMark;
 
