@@ -6,6 +6,9 @@
 //!   Runtime, with the model's own pooling and query/passage prefixes;
 //! - [`http`]: any OpenAI-compatible `/v1/embeddings` endpoint.
 //!
+//! [`rerank`] holds the [`rerank::Reranker`] trait and the local cross-encoder, which runs on
+//! the same BERT graph.
+//!
 //! Finding a model on disk is [`locate`]'s job; reading what a model folder says about itself
 //! (pooling, prefixes, window) is [`folder`]'s.
 
@@ -14,6 +17,7 @@ pub mod folder;
 pub mod http;
 pub mod local;
 pub mod locate;
+pub mod rerank;
 pub mod sections;
 
 use serde::{Deserialize, Serialize};

@@ -90,6 +90,7 @@ pub fn checks<S: StoreWrite>() -> Vec<Check<S>> {
         keyword_ties_come_back_in_chunk_id_order,
         section_keyword_ranks_sections_by_their_profile,
         section_dense_ranks_sections_by_inner_product,
+        context_cache_outlives_its_document,
     ]
 }
 
@@ -782,4 +783,28 @@ pub fn section_dense_ranks_sections_by_inner_product<S: StoreWrite>(store: &mut 
         brute_force_sections(&[&amended], &q, |_, _| true),
         "removed"
     );
+}
+
+/// Cached contexts are staged until commit, found by key, replaced by a second write of the
+/// same key, blind to the records of documents (a chunk id is not a cache key), and kept
+/// when their document is removed.
+pub fn context_cache_outlives_its_document<S: StoreWrite>(store: &mut S) {
+    let (w, _) = put_both(store);
+    let keys = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+    store.cache_contexts(&[("k1".into(), "first".into()), ("k2".into(), "second".into())]).unwrap();
+    assert!(store.cached_contexts(&keys(&["k1"])).unwrap().is_empty(), "staged, not visible");
+    store.commit().unwrap();
+    let found = store.cached_contexts(&keys(&["k1", "k2", "k3"])).unwrap();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found["k1"], "first");
+    assert_eq!(found["k2"], "second");
+    store.cache_contexts(&[("k1".into(), "rewritten — ünïcode".into())]).unwrap();
+    store.commit().unwrap();
+    assert_eq!(store.cached_contexts(&keys(&["k1"])).unwrap()["k1"], "rewritten — ünïcode");
+    let chunk_ids: Vec<String> = w.chunks.iter().map(|c| c.id.clone()).collect();
+    assert!(store.cached_contexts(&chunk_ids).unwrap().is_empty(), "chunks are not contexts");
+    store.remove(&id(WIDGET)).unwrap();
+    store.commit().unwrap();
+    assert_eq!(store.cached_contexts(&keys(&["k1", "k2"])).unwrap().len(), 2, "survives removal");
+    assert!(store.cached_contexts(&[]).unwrap().is_empty());
 }

@@ -28,7 +28,7 @@ use tantivy::query::{
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
-use crate::schema::{Fields, KIND_CHUNK, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_TEXT};
+use crate::schema::{Fields, KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_TEXT};
 use crate::store::{
     DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk, StoredDocument,
 };
@@ -535,6 +535,24 @@ impl StoreRead for EmbeddedStore {
         Ok(ids.iter().filter_map(|id| by_id.get(id).cloned()).collect())
     }
 
+    fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>> {
+        let mut out = HashMap::new();
+        for batch in keys.chunks(512) {
+            let should: Vec<(Occur, Box<dyn Query>)> =
+                batch.iter().map(|k| (Occur::Should, self.term_q(self.f.chunk_id, k))).collect();
+            let clauses: Vec<(Occur, Box<dyn Query>)> = vec![
+                (Occur::Must, self.term_q(self.f.kind, KIND_CONTEXT)),
+                (Occur::Must, Box::new(BooleanQuery::new(should))),
+            ];
+            for (_, d) in self.all(&BooleanQuery::new(clauses))? {
+                let key = self.str_field(&d, self.f.chunk_id);
+                let bytes = d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
+                out.insert(key, String::from_utf8_lossy(bytes).into_owned());
+            }
+        }
+        Ok(out)
+    }
+
     fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>> {
         let filter = Filter { doc: Some(doc.clone()), nodes, ..Filter::default() };
         let q = BooleanQuery::new(self.base(KIND_CHUNK, &filter)?);
@@ -811,6 +829,20 @@ impl StoreWrite for EmbeddedStore {
         self.vectors.remove(id);
         self.section_vectors.remove(id);
         Ok(true)
+    }
+
+    fn cache_contexts(&mut self, entries: &[(String, String)]) -> Result<()> {
+        let (f, dir) = (self.f, self.dir.clone());
+        let writer = self.writer()?;
+        for (key, context) in entries {
+            writer.delete_term(Term::from_field_text(f.chunk_id, key));
+            let mut d = TantivyDocument::default();
+            d.add_text(f.kind, KIND_CONTEXT);
+            d.add_text(f.chunk_id, key);
+            d.add_bytes(f.payload, context.as_bytes());
+            writer.add_document(d).map_err(tv(&dir))?;
+        }
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<()> {

@@ -1,6 +1,6 @@
 //! The tantivy schema of the embedded store.
 //!
-//! One tantivy index holds four record kinds, told apart by the `kind` field, so that one
+//! One tantivy index holds six record kinds, told apart by the `kind` field, so that one
 //! tantivy commit makes a whole document (its text, tree, chunks and definitions) visible at
 //! once, or none of it:
 //!
@@ -13,6 +13,9 @@
 //! | `section` | tree node | none: `chunk_id` holds `DOC#NODE`; BM25 over the node's
 //! [`strata_core::SectionProfile`] (lead and children's titles in `section_text`, heading
 //! path in `section_heading`), its number key in `numbers` |
+//!
+//! | `context` | cached chunk context | the context text; `chunk_id` holds its cache key
+//! (`strata_ingest::context::cache_key`), no `doc_id`, so it outlives its document |
 //!
 //! Sections have BM25 fields of their own, so that their statistics (document frequencies,
 //! average lengths) never change how chunks score. Format 1 indexes, made before sections
@@ -29,6 +32,7 @@ pub(crate) const KIND_TEXT: &str = "text";
 pub(crate) const KIND_CHUNK: &str = "chunk";
 pub(crate) const KIND_DEF: &str = "def";
 pub(crate) const KIND_SECTION: &str = "section";
+pub(crate) const KIND_CONTEXT: &str = "context";
 
 /// Handles to the schema's fields.
 #[derive(Debug, Clone, Copy)]

@@ -5,6 +5,8 @@
 //! vector databases) implement the same traits, so the CLI, the API and the eval harness work
 //! unchanged on any of them.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 use strata_core::{
     Chunk, ChunkKind, Definition, DocId, Document, DocumentRecord, Format, NodeId, Reference, Result,
@@ -190,6 +192,11 @@ pub trait StoreRead: Send + Sync {
 
     /// Every normalized defined term in the index (for query planning).
     fn defined_terms(&self) -> Result<Vec<String>>;
+
+    /// Chunk contexts a language model wrote earlier, by cache key
+    /// (`strata_ingest::context::cache_key`: document hash, chunk text, model, prompt
+    /// version); keys not cached are absent.
+    fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>>;
 }
 
 /// What ingest needs on top of reading.
@@ -203,6 +210,11 @@ pub trait StoreWrite: StoreRead {
     /// Stages the removal of a document and all its records, committed or staged. Returns
     /// false when the id is neither.
     fn remove(&mut self, id: &DocId) -> Result<bool>;
+
+    /// Stages chunk contexts for the cache, by key. They are committed with the next
+    /// [`StoreWrite::commit`] and are not removed with documents: the same text under
+    /// another path, or ingested again after a removal, finds them.
+    fn cache_contexts(&mut self, entries: &[(String, String)]) -> Result<()>;
 
     /// Makes staged changes durable and visible, atomically.
     fn commit(&mut self) -> Result<()>;

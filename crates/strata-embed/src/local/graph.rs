@@ -13,6 +13,11 @@
 //!
 //! Inputs: `input_ids` and `attention_mask`, `i64[batch, seq]`. Output: `last_hidden_state`,
 //! `f32[batch, seq, hidden]`; pooling happens in the caller.
+//!
+//! With [`Head::Classifier`] the graph is `BertForSequenceClassification` instead, the layout
+//! of cross-encoders such as ms-marco-MiniLM-L-6-v2: a third input `token_type_ids` (segment
+//! A is the query, B the passage), the pooler (`tanh(W · h[CLS] + b)`) and the classifier
+//! on top, and the output [`LOGITS`], `f32[batch, labels]`.
 
 use std::path::Path;
 
@@ -25,8 +30,19 @@ use strata_core::{Error, Result};
 
 use crate::folder::BertConfig;
 
-/// Name of the graph's output.
+/// Name of the encoder graph's output.
 pub const OUTPUT: &str = "last_hidden_state";
+/// Name of the classifier graph's output.
+pub const LOGITS: &str = "logits";
+
+/// What the graph ends in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    /// The encoder's last hidden state, for pooling (sentence-transformers).
+    Encoder,
+    /// Pooler and classifier over `[CLS]`, with segment ids as input (cross-encoders).
+    Classifier,
+}
 
 /// `TensorProto.DataType.FLOAT` in ONNX's numbering (ort's enum has its own).
 const ONNX_FLOAT: i64 = 1;
@@ -36,6 +52,11 @@ const OPSET: u32 = 20;
 
 /// Builds the encoder graph of `config` with the weights in the safetensors file `weights`.
 pub fn build(config: &BertConfig, weights: &Path) -> Result<Model> {
+    build_with(config, weights, Head::Encoder)
+}
+
+/// Builds the graph of `config` ending in `head`.
+pub fn build_with(config: &BertConfig, weights: &Path, head: Head) -> Result<Model> {
     let file =
         std::fs::File::open(weights).map_err(|e| Error::io(format!("opening {}", weights.display()), e))?;
     // SAFETY: the weights file is read-only model data; strata never writes it, and a change
@@ -45,7 +66,7 @@ pub fn build(config: &BertConfig, weights: &Path) -> Result<Model> {
     let tensors = SafeTensors::deserialize(&map)
         .map_err(|e| Error::user(format!("{}: not a safetensors file: {e}", weights.display())))?;
     let w = Weights::new(&tensors, weights)?;
-    Builder::new(config, w)?.finish()
+    Builder::new(config, w)?.finish(head)
 }
 
 /// Tensors of one safetensors file, by BERT parameter name, converted to f32.
@@ -70,12 +91,16 @@ impl<'a> Weights<'a> {
         Ok(Weights { tensors, prefix, path })
     }
 
-    /// The tensor `name` as f32 values and its shape.
+    /// The tensor `name` (under the model's prefix) as f32 values and its shape.
     fn get(&self, name: &str) -> Result<(Vec<usize>, Vec<f32>)> {
-        let full = format!("{}{name}", self.prefix);
+        self.get_full(&format!("{}{name}", self.prefix))
+    }
+
+    /// The tensor named `full` exactly (a head's weights lie outside the `bert.` prefix).
+    fn get_full(&self, full: &str) -> Result<(Vec<usize>, Vec<f32>)> {
         let view = self
             .tensors
-            .tensor(&full)
+            .tensor(full)
             .map_err(|_| Error::user(format!("{}: missing tensor {full}", self.path.display())))?;
         let bytes = view.data();
         let values: Vec<f32> = match view.dtype() {
@@ -246,7 +271,7 @@ impl<'a> Builder<'a> {
         self.node("Transpose", &[x], attrs)
     }
 
-    fn finish(mut self) -> Result<Model> {
+    fn finish(mut self, head: Head) -> Result<Model> {
         let c = self.config;
         let (h, heads, inter) = (c.hidden_size, c.num_attention_heads, c.intermediate_size);
         let head_dim = h / heads;
@@ -256,14 +281,30 @@ impl<'a> Builder<'a> {
             shape: Shape::new([-1, -1]),
             dimension_symbols: SymbolicDimensions::new(["batch".to_string(), "sequence".to_string()]),
         };
-        self.graph
-            .set_inputs([
-                Outlet::new("input_ids", dynamic(TensorElementType::Int64)),
-                Outlet::new("attention_mask", dynamic(TensorElementType::Int64)),
-            ])
-            .map_err(ort_err("graph inputs"))?;
-        self.graph
-            .set_outputs([Outlet::new(
+        let mut inputs = vec![
+            Outlet::new("input_ids", dynamic(TensorElementType::Int64)),
+            Outlet::new("attention_mask", dynamic(TensorElementType::Int64)),
+        ];
+        if head == Head::Classifier {
+            inputs.push(Outlet::new("token_type_ids", dynamic(TensorElementType::Int64)));
+        }
+        self.graph.set_inputs(inputs).map_err(ort_err("graph inputs"))?;
+        let classifier = match head {
+            Head::Encoder => None,
+            Head::Classifier => Some(self.w.get_full("classifier.weight")?),
+        };
+        let labels = match &classifier {
+            Some((shape, _)) if shape.len() == 2 && shape[1] == h => shape[0],
+            Some((shape, _)) => {
+                return Err(Error::user(format!(
+                    "{}: classifier.weight has shape {shape:?}, expected [labels, {h}]",
+                    self.w.path.display()
+                )))
+            }
+            None => 0,
+        };
+        let output = match head {
+            Head::Encoder => Outlet::new(
                 OUTPUT,
                 ValueType::Tensor {
                     ty: TensorElementType::Float32,
@@ -274,25 +315,47 @@ impl<'a> Builder<'a> {
                         String::new(),
                     ]),
                 },
-            )])
-            .map_err(ort_err("graph output"))?;
+            ),
+            Head::Classifier => Outlet::new(
+                LOGITS,
+                ValueType::Tensor {
+                    ty: TensorElementType::Float32,
+                    shape: Shape::new([-1, labels as i64]),
+                    dimension_symbols: SymbolicDimensions::new(["batch".to_string(), String::new()]),
+                },
+            ),
+        };
+        self.graph.set_outputs([output]).map_err(ort_err("graph output"))?;
 
-        // Embeddings: word[ids] + (position + token type 0)[0..seq], then layer norm.
+        // Embeddings: word[ids] + position[0..seq] + token type, then layer norm. Without
+        // segment ids (the encoder) every token is of type 0, summed with the positions once.
         let word = self.w.shaped("embeddings.word_embeddings.weight", &[c.vocab_size, h])?;
         let word = self.init_f32("word_embeddings", &[c.vocab_size, h], &word)?;
         let pos = self.w.shaped("embeddings.position_embeddings.weight", &[c.max_position_embeddings, h])?;
         let types = self.w.shaped("embeddings.token_type_embeddings.weight", &[c.type_vocab_size, h])?;
-        let pos_type: Vec<f32> = pos.iter().enumerate().map(|(i, p)| p + types[i % h]).collect();
-        let pos_type =
-            self.init_f32("position_type_embeddings", &[c.max_position_embeddings, h], &pos_type)?;
         let gathered = self.node("Gather", &[&word, "input_ids"], vec![])?;
         let shape = self.node("Shape", &["input_ids"], vec![])?;
         let one = self.init_i64("const_1", &[1])?;
         let two = self.init_i64("const_2", &[2])?;
         let zero = self.init_i64("const_0", &[0])?;
         let seq_len = self.node("Slice", &[&shape, &one, &two], vec![])?;
-        let positions = self.node("Slice", &[&pos_type, &zero, &seq_len, &zero], vec![])?;
-        let embedded = self.node("Add", &[&gathered, &positions], vec![])?;
+        let embedded = match head {
+            Head::Encoder => {
+                let pos_type: Vec<f32> = pos.iter().enumerate().map(|(i, p)| p + types[i % h]).collect();
+                let pos_type =
+                    self.init_f32("position_type_embeddings", &[c.max_position_embeddings, h], &pos_type)?;
+                let positions = self.node("Slice", &[&pos_type, &zero, &seq_len, &zero], vec![])?;
+                self.node("Add", &[&gathered, &positions], vec![])?
+            }
+            Head::Classifier => {
+                let pos = self.init_f32("position_embeddings", &[c.max_position_embeddings, h], &pos)?;
+                let types = self.init_f32("token_type_embeddings", &[c.type_vocab_size, h], &types)?;
+                let positions = self.node("Slice", &[&pos, &zero, &seq_len, &zero], vec![])?;
+                let segments = self.node("Gather", &[&types, "token_type_ids"], vec![])?;
+                let summed = self.node("Add", &[&gathered, &segments], vec![])?;
+                self.node("Add", &[&summed, &positions], vec![])?
+            }
+        };
         let mut x = self.layer_norm(&embedded, "embeddings.LayerNorm")?;
 
         // Additive attention bias: 0 for tokens, -10000 for padding, shaped [batch, 1, 1, seq].
@@ -386,9 +449,37 @@ impl<'a> Builder<'a> {
             let residual = self.node("Add", &[&down, &attention_out], vec![])?;
             x = self.layer_norm(&residual, &format!("{p}.output.LayerNorm"))?;
         }
+        let (x, name) = match classifier {
+            None => (x, OUTPUT),
+            Some((_, weight)) => {
+                // Pooler over [CLS]: tanh(h[:, 0] · W + b); then the classifier.
+                let index = self.init_i64("const_cls", &[0])?;
+                let axis = vec![Attribute::new("axis", 1i64).map_err(ort_err("axis"))?];
+                let cls = self.node("Gather", &[&x, &index], axis)?;
+                let cls_shape = self.init_i64("const_cls_shape", &[-1, h as i64])?;
+                let cls = self.node("Reshape", &[&cls, &cls_shape], vec![])?;
+                let pool_w = self.linear("pooler.dense.weight", h, h)?;
+                let pool_b = self.param("pooler.dense.bias", h)?;
+                let pooled = self.node("MatMul", &[&cls, &pool_w], vec![])?;
+                let pooled = self.node("Add", &[&pooled, &pool_b], vec![])?;
+                let pooled = self.node("Tanh", &[&pooled], vec![])?;
+                let class_w = self.init_f32("classifier.weight", &[h, labels], &transpose(&weight, labels, h))?;
+                let (_, bias) = self.w.get_full("classifier.bias")?;
+                if bias.len() != labels {
+                    return Err(Error::user(format!(
+                        "{}: classifier.bias has {} values for {labels} labels",
+                        self.w.path.display(),
+                        bias.len()
+                    )));
+                }
+                let class_b = self.init_f32("classifier.bias", &[labels], &bias)?;
+                let logits = self.node("MatMul", &[&pooled, &class_w], vec![])?;
+                (self.node("Add", &[&logits, &class_b], vec![])?, LOGITS)
+            }
+        };
         // Name the final tensor as the declared output.
         let node =
-            Node::new("Identity", ONNX_DOMAIN, "output", [&x], [OUTPUT], []).map_err(ort_err("output"))?;
+            Node::new("Identity", ONNX_DOMAIN, "output", [&x], [name], []).map_err(ort_err("output"))?;
         self.graph.add_node(node).map_err(ort_err("output"))?;
 
         let mut model = Model::new([Opset::new(ONNX_DOMAIN, OPSET).map_err(ort_err("opset"))?])

@@ -64,7 +64,7 @@ impl std::fmt::Debug for LocalEmbedder {
 
 /// The process-wide ONNX Runtime environment, created on first use from the library
 /// [`locate::find_onnxruntime`] finds.
-fn environment() -> Result<&'static Environment> {
+pub(crate) fn environment() -> Result<&'static Environment> {
     static ENV: OnceLock<std::result::Result<Environment, String>> = OnceLock::new();
     ENV.get_or_init(|| {
         let lib = locate::find_onnxruntime().map_err(|e| e.to_string())?;

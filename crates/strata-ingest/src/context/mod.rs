@@ -1,0 +1,208 @@
+//! The context stage: a short text that situates each chunk in its document (Anthropic's
+//! contextual retrieval), stored apart from the chunk (`Chunk::context`) and prepended to
+//! what every retrieval leg indexes (`Chunk::indexed_text`), never to the chunk's own text.
+//!
+//! A [`Contextualizer`] writes the contexts of one document's chunks. [`Structural`] is the
+//! offline, deterministic default ([`structural`]); language-model contextualizers live in
+//! `strata-providers`. [`situate`] runs one over a document with a [`ContextCache`], so a
+//! context a model wrote is paid for once: re-ingesting an unchanged document, or the same
+//! text under another path or chunking, finds its contexts by [`cache_key`].
+
+mod structural;
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use strata_core::{Chunk, Document, Result};
+
+pub use structural::{add_structural, structural, Structural};
+
+/// What wrote a chunk's context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextSource {
+    /// [`structural`]: title, heading path, section number, lead, terms.
+    Structural,
+    /// A language model, in this run.
+    Model,
+    /// A language model, in an earlier run (found in the cache).
+    Cached,
+    /// A language model was asked and failed; the structural context stands in.
+    Fallback,
+}
+
+/// One chunk's context and how it came about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Situated {
+    /// The context text.
+    pub context: String,
+    /// What wrote it.
+    pub source: ContextSource,
+    /// The document was longer than the model's window and was shown to it cut (beginning
+    /// and end kept).
+    pub truncated: bool,
+}
+
+/// Tokens a contextualizer used or expects to use (a model's own counts after a call; the
+/// index tokenizer's counts in an estimate).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    /// Calls made (or to make).
+    pub calls: u64,
+    /// Input tokens billed at the full rate.
+    pub input: u64,
+    /// Input tokens written to the provider's prompt cache.
+    pub cache_write: u64,
+    /// Input tokens read from the provider's prompt cache.
+    pub cache_read: u64,
+    /// Output tokens.
+    pub output: u64,
+}
+
+impl Usage {
+    /// Adds `other` to `self`.
+    pub fn add(&mut self, other: &Usage) {
+        self.calls += other.calls;
+        self.input += other.input;
+        self.cache_write += other.cache_write;
+        self.cache_read += other.cache_read;
+        self.output += other.output;
+    }
+}
+
+/// Writes the contexts of a document's chunks.
+pub trait Contextualizer: Send + Sync {
+    /// Names what writes the contexts and how: provider, model and prompt version
+    /// (`anthropic:claude-haiku-4-5@1`). Part of every [`cache_key`], so another model or
+    /// prompt never reuses a context.
+    fn id(&self) -> &str;
+
+    /// Whether contexts are worth caching (false for cheap deterministic ones).
+    fn cacheable(&self) -> bool {
+        true
+    }
+
+    /// The contexts of `chunks` (all of `doc`'s, or the ones the cache lacks), in order.
+    /// A failure on one chunk falls back to its structural context rather than failing the
+    /// document; `Err` is for failures that concern the whole document.
+    fn contextualize(&self, doc: &Document, chunks: &[&Chunk]) -> Result<Vec<Situated>>;
+
+    /// What [`Contextualizer::contextualize`] would cost for these chunks, without calling
+    /// anything (`strata ingest --dry-run`).
+    fn estimate(&self, _doc: &Document, _chunks: &[&Chunk]) -> Usage {
+        Usage::default()
+    }
+}
+
+/// Contexts written earlier, by [`cache_key`]. The store keeps them (`StoreRead` /
+/// `StoreWrite` in `strata-index`), so a cache survives re-ingest and removal.
+pub trait ContextCache {
+    /// The cached contexts among `keys`.
+    fn get(&self, keys: &[String]) -> Result<HashMap<String, String>>;
+}
+
+/// No cache.
+pub struct NoCache;
+
+impl ContextCache for NoCache {
+    fn get(&self, _: &[String]) -> Result<HashMap<String, String>> {
+        Ok(HashMap::new())
+    }
+}
+
+/// The cache key of `chunk`'s context in `doc` written by `contextualizer_id`: blake3 of the
+/// document's content hash, the chunk's text, and the contextualizer id (which holds the
+/// model and the prompt version).
+pub fn cache_key(doc: &Document, chunk: &Chunk, contextualizer_id: &str) -> String {
+    let mut h = blake3::Hasher::new();
+    for part in [doc.source.content_hash.as_bytes(), chunk.span.slice(&doc.text).as_bytes(), contextualizer_id.as_bytes()] {
+        h.update(&(part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// What [`situate`] did for one document.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Situation {
+    /// Chunks whose context came from the cache.
+    pub cached: usize,
+    /// Chunks a model wrote a context for in this run.
+    pub written: usize,
+    /// Chunks that fell back to their structural context.
+    pub fallbacks: usize,
+    /// Chunks whose document was cut to fit the model's window.
+    pub truncated: usize,
+    /// New contexts to keep in the cache: (key, context).
+    pub to_cache: Vec<(String, String)>,
+}
+
+/// Sets the context of every chunk of `doc` with `contextualizer`, taking what `cache`
+/// already holds. Returns what happened and what to add to the cache.
+pub fn situate(
+    contextualizer: &dyn Contextualizer,
+    cache: &dyn ContextCache,
+    doc: &Document,
+    chunks: &mut [Chunk],
+) -> Result<Situation> {
+    let mut out = Situation::default();
+    if !contextualizer.cacheable() {
+        let all: Vec<&Chunk> = chunks.iter().collect();
+        let found = contextualizer.contextualize(doc, &all)?;
+        for (chunk, s) in chunks.iter_mut().zip(found) {
+            chunk.context = Some(s.context);
+        }
+        return Ok(out);
+    }
+    let keys: Vec<String> = chunks.iter().map(|c| cache_key(doc, c, contextualizer.id())).collect();
+    let hits = cache.get(&keys)?;
+    let mut todo = Vec::new();
+    for (i, chunk) in chunks.iter_mut().enumerate() {
+        match hits.get(&keys[i]) {
+            Some(context) => {
+                chunk.context = Some(context.clone());
+                out.cached += 1;
+            }
+            None => todo.push(i),
+        }
+    }
+    if todo.is_empty() {
+        return Ok(out);
+    }
+    let asked: Vec<&Chunk> = todo.iter().map(|&i| &chunks[i]).collect();
+    let found = contextualizer.contextualize(doc, &asked)?;
+    if found.len() != todo.len() {
+        return Err(strata_core::Error::Internal(format!(
+            "contextualizer {} returned {} contexts for {} chunks",
+            contextualizer.id(),
+            found.len(),
+            todo.len()
+        )));
+    }
+    for (&i, s) in todo.iter().zip(found) {
+        out.truncated += usize::from(s.truncated);
+        match s.source {
+            ContextSource::Model => {
+                out.written += 1;
+                out.to_cache.push((keys[i].clone(), s.context.clone()));
+            }
+            ContextSource::Fallback => out.fallbacks += 1,
+            ContextSource::Cached | ContextSource::Structural => {}
+        }
+        chunks[i].context = Some(s.context);
+    }
+    Ok(out)
+}
+
+/// What [`situate`] would cost for `doc`: the chunks the cache lacks, estimated.
+pub fn estimate(
+    contextualizer: &dyn Contextualizer,
+    cache: &dyn ContextCache,
+    doc: &Document,
+    chunks: &[Chunk],
+) -> Result<(usize, Usage)> {
+    let keys: Vec<String> = chunks.iter().map(|c| cache_key(doc, c, contextualizer.id())).collect();
+    let hits = if contextualizer.cacheable() { cache.get(&keys)? } else { HashMap::new() };
+    let todo: Vec<&Chunk> = chunks.iter().zip(&keys).filter(|(_, k)| !hits.contains_key(*k)).map(|(c, _)| c).collect();
+    Ok((chunks.len() - todo.len(), contextualizer.estimate(doc, &todo)))
+}

@@ -1,0 +1,188 @@
+//! Structural context: a short, deterministic text that situates a chunk in its document,
+//! contextual retrieval without a language model.
+//!
+//! It holds, on one line each part that says something:
+//! - the document title and the heading path (its top and its last two levels when deep);
+//! - the section number, when the headings do not print it;
+//! - the section's lead: its summary, else its first sentence (at most [`LEAD_WORDS`]
+//!   words), unless the chunk itself holds it;
+//! - the defined terms the chunk uses.
+//!
+//! e.g. `Title 35—Patents › Chapter 10 › §102. Conditions for patentability | lead: A person
+//! shall be entitled to a patent unless— | terms: invention`. For a file without headings
+//! the lead is the file's first sentence (a module comment, an abstract), which is what
+//! tells its chunks apart from those of its neighbours.
+
+use strata_core::{Chunk, Document, Result, Span};
+
+use super::{ContextSource, Contextualizer, Situated};
+
+/// Longest context, in bytes; it shares the embedding model's window with the chunk.
+const MAX_CONTEXT: usize = 400;
+/// Defined terms named at most.
+const MAX_TERMS: usize = 5;
+/// Words of the lead kept at most.
+pub const LEAD_WORDS: usize = 30;
+/// Bytes of a section read to find its first sentence.
+const LEAD_SCAN: usize = 2048;
+
+/// The offline [`Contextualizer`]: [`structural`] for every chunk.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Structural;
+
+impl Contextualizer for Structural {
+    fn id(&self) -> &str {
+        "structural@2"
+    }
+
+    fn cacheable(&self) -> bool {
+        false
+    }
+
+    fn contextualize(&self, doc: &Document, chunks: &[&Chunk]) -> Result<Vec<Situated>> {
+        Ok(chunks
+            .iter()
+            .map(|c| Situated { context: structural(doc, c), source: ContextSource::Structural, truncated: false })
+            .collect())
+    }
+}
+
+/// The structural context of `chunk` in `doc`.
+pub fn structural(doc: &Document, chunk: &Chunk) -> String {
+    let mut parts: Vec<&str> = vec![doc.title.trim()];
+    let path = &chunk.heading_path;
+    if path.len() > 3 {
+        parts.push(&path[0]);
+        parts.push("…");
+        parts.extend(path[path.len() - 2..].iter().map(String::as_str));
+    } else {
+        parts.extend(path.iter().map(String::as_str));
+    }
+    parts.dedup();
+    let mut context = parts.into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" › ");
+    let node = doc.tree.get(chunk.node);
+    if let Some(number) = node.and_then(|n| n.number.as_ref()) {
+        let printed = chunk.heading_path.last().is_some_and(|t| t.contains(number.number.as_str()));
+        if !printed {
+            context.push_str(" | ");
+            match &number.unit {
+                Some(unit) => context.push_str(&format!("{unit} {}", number.number)),
+                None => context.push_str(&format!("§ {}", number.number)),
+            }
+        }
+    }
+    if let Some(lead) = node.and_then(|n| lead(doc, n, chunk.span)) {
+        context.push_str(" | lead: ");
+        context.push_str(&lead);
+    }
+    if !chunk.uses.is_empty() {
+        let terms: Vec<&str> = chunk.uses.iter().take(MAX_TERMS).map(String::as_str).collect();
+        context.push_str(" | terms: ");
+        context.push_str(&terms.join(", "));
+    }
+    if context.len() > MAX_CONTEXT {
+        let mut end = MAX_CONTEXT;
+        while !context.is_char_boundary(end) {
+            end -= 1;
+        }
+        context.truncate(end);
+        context.push('…');
+    }
+    context
+}
+
+/// The lead of `node`: its summary, else the first sentence of its text after the heading
+/// (whitespace collapsed, at most [`LEAD_WORDS`] words); `None` when `chunk` already holds
+/// that sentence or there is none.
+fn lead(doc: &Document, node: &strata_core::Node, chunk: Span) -> Option<String> {
+    if let Some(summary) = &node.summary {
+        return Some(words(summary, LEAD_WORDS)).filter(|s| !s.is_empty());
+    }
+    let body = Span::new(node.heading.end.max(node.own.start), node.own.end);
+    let text = body.slice(&doc.text);
+    let skipped = text.len() - text.trim_start().len();
+    let start = body.start + skipped;
+    if start >= body.end || (chunk.start <= start && start < chunk.end) {
+        return None;
+    }
+    let mut scan = (start + LEAD_SCAN).min(body.end);
+    while !doc.text.is_char_boundary(scan) {
+        scan -= 1;
+    }
+    let window = &doc.text[start..scan];
+    let end = crate::sentence::sentence_starts(window).first().copied().unwrap_or(window.len());
+    Some(words(&window[..end], LEAD_WORDS)).filter(|s| !s.is_empty())
+}
+
+/// The first `n` whitespace-separated words of `text`, joined by single spaces, with `…`
+/// when more followed.
+fn words(text: &str, n: usize) -> String {
+    let mut it = text.split_whitespace();
+    let mut out = it.by_ref().take(n).collect::<Vec<_>>().join(" ");
+    if it.next().is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Sets the structural context of every chunk of a document.
+pub fn add_structural(doc: &Document, chunks: &mut [Chunk]) {
+    for chunk in chunks {
+        chunk.context = Some(structural(doc, chunk));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use strata_core::{Config, Format, Source, Span};
+
+    use super::*;
+    use crate::pipeline::Pipeline;
+
+    fn read(text: &str) -> (Pipeline, Document) {
+        let pipeline = Pipeline::new(&Config::default()).unwrap();
+        let source = Source {
+            path: "/tmp/guide.md".into(),
+            format: Format::Markdown,
+            content_hash: String::new(),
+            size: text.len() as u64,
+            mtime: None,
+        };
+        let doc = pipeline.read_bytes(source, text.as_bytes()).unwrap();
+        (pipeline, doc)
+    }
+
+    const TEXT: &str = "# Guide\n\nIntro.\n\n## Setup\n\nInstall it. Then run it.\n\n### Linux\n\nUse apt.\n";
+
+    #[test]
+    fn context_names_title_and_path_and_leaves_the_text_alone() {
+        let (pipeline, doc) = read(TEXT);
+        let mut record = pipeline.process(doc);
+        add_structural(&record.document, &mut record.chunks);
+        let linux =
+            record.chunks.iter().find(|c| c.span.slice(&record.document.text).contains("apt")).unwrap();
+        assert_eq!(linux.context.as_deref(), Some("Guide › Setup › Linux"));
+        let indexed = linux.indexed_text(&record.document.text);
+        assert!(indexed.starts_with("Guide › Setup › Linux\n"), "{indexed}");
+        assert!(!linux.span.slice(&record.document.text).contains('›'));
+    }
+
+    #[test]
+    fn given_spans_become_chunks_of_the_section_they_start_in() {
+        let (pipeline, doc) = read(TEXT);
+        let setup = TEXT.find("## Setup").unwrap();
+        let spans = [Span::new(0, setup), Span::new(setup, TEXT.len())];
+        let record = pipeline.process_at(doc.clone(), &spans).unwrap();
+        assert_eq!(record.chunks.len(), 2);
+        assert_eq!(record.chunks[1].span, spans[1]);
+        assert_eq!(record.chunks[1].heading_path, ["Guide", "Setup"]);
+        assert_eq!(record.chunks[1].overlap_start, setup);
+        assert!(record.chunks[1].tokens > 5);
+        let overlapping = [Span::new(0, 10), Span::new(5, 20)];
+        let err = pipeline.process_at(doc.clone(), &overlapping).unwrap_err().to_string();
+        assert!(err.contains("overlap"), "{err}");
+        let outside = [Span::new(0, TEXT.len() + 1)];
+        let err = pipeline.process_at(doc, &outside).unwrap_err().to_string();
+        assert!(err.contains("outside the text"), "{err}");
+    }
+}
