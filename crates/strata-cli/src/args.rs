@@ -42,6 +42,15 @@ pub enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// What writes each chunk's context: structural (the default: title, heading path,
+        /// section number, lead, defined terms), anthropic or openai (a language model,
+        /// `[context.llm]`), or none. Overrides `[context] kind`.
+        #[arg(long, value_name = "KIND")]
+        contextualize: Option<String>,
+        /// Read and chunk everything, then print the language-model calls, tokens and cost
+        /// the contexts would take; write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Search the index.
     Search {
@@ -82,6 +91,20 @@ pub enum Command {
         /// Print the assembled context block instead of the hit list.
         #[arg(long)]
         context: bool,
+        /// Rerank the top fused results with: cross-encoder (a local folder, --rerank-model),
+        /// cohere, jina, voyage (their /rerank APIs), anthropic or openai (listwise). Overrides
+        /// `[rerank] kind`.
+        #[arg(long, value_name = "KIND")]
+        rerank: Option<String>,
+        /// The reranker's model: a cross-encoder folder, or the API's model name.
+        #[arg(long, value_name = "MODEL")]
+        rerank_model: Option<String>,
+        /// Fused results the reranker reads (default from config: 50).
+        #[arg(long, value_name = "N")]
+        rerank_candidates: Option<usize>,
+        /// Do not rerank, whatever the configuration says.
+        #[arg(long, conflicts_with = "rerank")]
+        no_rerank: bool,
     },
     /// Print a document's outline with node ids, numbers and pages.
     Tree {
@@ -137,9 +160,17 @@ pub struct EvalArgs {
     /// BEIR qrels split.
     #[arg(long, default_value = "test")]
     pub split: String,
-    /// Strategies to run, comma-separated: keyword, exact, dense, hybrid, hierarchical.
+    /// Strategies to run, comma-separated: keyword, exact, dense, hybrid, hierarchical; add
+    /// `+rerank` to rerank one (`hybrid+rerank`) with the reranker of `--rerank` / `[rerank]`.
     #[arg(long, value_delimiter = ',', default_value = "keyword,dense,hybrid,hierarchical")]
     pub strategies: Vec<String>,
+    /// The reranker of `+rerank` strategies (cross-encoder, cohere, jina, voyage, anthropic,
+    /// openai); default from `[rerank] kind`, or cross-encoder when --rerank-model is given.
+    #[arg(long, value_name = "KIND")]
+    pub rerank: Option<String>,
+    /// The reranker's model: a cross-encoder folder, or the API's model name.
+    #[arg(long, value_name = "MODEL")]
+    pub rerank_model: Option<String>,
     /// Chunkings, comma-separated: given (the data set's own chunks), auto (fit to the
     /// model's window), or a token count (default: given,auto for pre-split sets, else auto).
     #[arg(long, value_delimiter = ',')]

@@ -67,6 +67,24 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
         index_dir: args.index_dir.clone().unwrap_or_else(|| out.join("index")),
     };
     let embedder = embedder::for_ingest(config, model)?;
+    let mut rerank = config.rerank.clone();
+    if let Some(m) = &args.rerank_model {
+        rerank.model = m.clone();
+        if rerank.kind == "none" {
+            rerank.kind = "cross-encoder".into();
+        }
+    }
+    if let Some(kind) = &args.rerank {
+        rerank.kind = kind.clone();
+    }
+    // Only a run with a `+rerank` strategy loads a reranker; the others never need one.
+    let reranker = if grid.strategies.iter().any(|s| s.rerank) {
+        strata_providers::choose::reranker(&rerank)?
+    } else {
+        None
+    };
+    let mut config = config.clone();
+    config.rerank = rerank;
     let show = !args.quiet && !json && std::io::stderr().is_terminal();
     let bar = if show {
         let bar = ProgressBar::new(0);
@@ -79,7 +97,8 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
     } else {
         ProgressBar::hidden()
     };
-    let mut report = strata_eval::run::run(&dataset, &grid, config, embedder.as_deref(), &Bar(bar.clone()))?;
+    let mut report =
+        strata_eval::run::run(&dataset, &grid, &config, embedder.as_deref(), reranker.as_deref(), &Bar(bar.clone()))?;
     bar.finish_and_clear();
     report.command = std::iter::once("strata".to_string())
         .chain(std::env::args().skip(1))

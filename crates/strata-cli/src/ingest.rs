@@ -5,6 +5,10 @@
 //! is reported and skipped; the others go on. Commits happen every `ingest.commit_every`
 //! documents and at the end, so a crash loses at most the documents since the last commit.
 //!
+//! Before embedding, the main thread sets each chunk's context (`[context] kind`, structural
+//! by default): contexts a language model wrote earlier come from the store's cache, the
+//! rest are asked for, the model's calls running concurrently inside each document.
+//!
 //! With the dense leg on, the main thread also embeds each document's chunks before writing
 //! them (the embedder uses every core itself), in slices so the progress bar moves inside
 //! long documents and reports the embedding throughput.
@@ -21,7 +25,9 @@ use serde::Serialize;
 use strata_core::{ChunkVectors, Config, DocId, Format};
 use strata_embed::Embedder;
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+use strata_ingest::context::{self, ContextCache, Usage};
 use strata_ingest::pipeline::Pipeline;
+use strata_providers::choose::Chosen;
 
 /// What happened to one file.
 #[derive(Debug, Serialize)]
@@ -64,10 +70,67 @@ pub struct Summary {
     pub embed_seconds: f64,
     /// Chunks longer than the model's window (their tails are invisible to the dense leg).
     pub truncated: usize,
+    /// What wrote the chunks' contexts (`structural@2`, `anthropic:claude-haiku-4-5@1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// How the chunks got their contexts.
+    pub contexts: ContextTally,
     /// Seconds.
     pub seconds: f64,
     /// Per file.
     pub outcomes: Vec<FileOutcome>,
+}
+
+/// Contexts of an ingest, when a language model writes them.
+#[derive(Debug, Default, Serialize)]
+pub struct ContextTally {
+    /// Chunks whose context came from the cache.
+    pub cached: usize,
+    /// Chunks the model wrote a context for.
+    pub written: usize,
+    /// Chunks that fell back to their structural context.
+    pub fallbacks: usize,
+    /// Chunks of documents cut to fit the model's window.
+    pub truncated: usize,
+    /// What the provider reported.
+    pub usage: Usage,
+    /// What that cost in USD, when the model's price is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+/// What `strata ingest --dry-run` predicts.
+#[derive(Debug, Serialize)]
+pub struct Estimate {
+    /// The contextualizer.
+    pub context: String,
+    /// Files read.
+    pub files: usize,
+    /// Files that could not be read.
+    pub failed: usize,
+    /// Chunks.
+    pub chunks: usize,
+    /// Chunks whose context is already cached.
+    pub cached: usize,
+    /// Documents longer than the model's window (cut, beginning and end kept).
+    pub truncated_documents: usize,
+    /// Calls and tokens to expect (input counted with the index tokenizer; output at most
+    /// `max_tokens` per call).
+    pub usage: Usage,
+    /// The cost of that, when the model's price is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Per file problems.
+    pub messages: Vec<String>,
+}
+
+/// The store as the context stage's cache.
+struct StoreCache<'a>(&'a EmbeddedStore);
+
+impl ContextCache for StoreCache<'_> {
+    fn get(&self, keys: &[String]) -> strata_core::Result<HashMap<String, String>> {
+        self.0.cached_contexts(keys)
+    }
 }
 
 /// Expands files, folders (recursive; only supported extensions) and glob patterns.
@@ -140,6 +203,7 @@ pub fn run(
 ) -> Result<Summary> {
     let started = Instant::now();
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
+    let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
     let wanted = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
     std::fs::create_dir_all(index).with_context(|| format!("creating index folder {}", index.display()))?;
     let mut store = EmbeddedStore::open_or_create(index, wanted)?;
@@ -179,6 +243,8 @@ pub fn run(
         sections_embedded: 0,
         embed_seconds: 0.0,
         truncated: 0,
+        context: chosen.get().map(|c| c.id().to_string()),
+        contexts: ContextTally::default(),
         seconds: 0.0,
         outcomes: Vec::new(),
     };
@@ -226,6 +292,13 @@ pub fn run(
                         continue;
                     }
                     let mut messages = ing.document.warnings.clone();
+                    if let Err(e) = situate(&chosen, &mut store, &mut ing, &mut summary.contexts, &mut messages) {
+                        summary.failed += 1;
+                        let msg = format!("{}: writing its chunks' contexts failed: {e}", path.display());
+                        outcomes.push(failed(&path.display().to_string(), msg));
+                        bar.inc(1);
+                        continue;
+                    }
                     if let Some(embedder) = embedder {
                         let started = Instant::now();
                         match embed(embedder, &ing, &bar, &summary) {
@@ -320,9 +393,94 @@ pub fn run(
         store.commit()?;
     }
     bar.finish_and_clear();
+    if let Some(llm) = chosen.llm() {
+        summary.contexts.usage = llm.usage();
+        summary.contexts.cost_usd = llm.client().price().map(|p| strata_providers::cost::cost(&summary.contexts.usage, &p));
+    }
     summary.seconds = started.elapsed().as_secs_f64();
     summary.outcomes = outcomes;
     Ok(summary)
+}
+
+/// Sets the contexts of `ing`'s chunks and stages new ones for the cache.
+fn situate(
+    chosen: &Chosen,
+    store: &mut EmbeddedStore,
+    ing: &mut strata_ingest::pipeline::Ingested,
+    tally: &mut ContextTally,
+    messages: &mut Vec<String>,
+) -> strata_core::Result<()> {
+    let Some(contextualizer) = chosen.get() else { return Ok(()) };
+    let situation = context::situate(contextualizer, &StoreCache(store), &ing.document, &mut ing.chunks)?;
+    tally.cached += situation.cached;
+    tally.written += situation.written;
+    tally.fallbacks += situation.fallbacks;
+    tally.truncated += situation.truncated;
+    if situation.fallbacks > 0 {
+        messages.push(format!(
+            "{} chunks got their structural context: {} did not answer for them (see the warnings above)",
+            situation.fallbacks,
+            contextualizer.id()
+        ));
+    }
+    if situation.truncated > 0 {
+        messages.push(format!(
+            "longer than the model's window: it was shown its beginning and end only ({} chunks flagged)",
+            situation.truncated
+        ));
+    }
+    if !situation.to_cache.is_empty() {
+        store.cache_contexts(&situation.to_cache)?;
+    }
+    Ok(())
+}
+
+/// `strata ingest --dry-run`: reads and chunks every file, looks up the context cache, and
+/// predicts the calls, tokens and cost of the contexts; writes nothing.
+pub fn estimate(config: &Config, index: &Path, inputs: &[String]) -> Result<Estimate> {
+    let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
+    let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
+    let Some(contextualizer) = chosen.get() else {
+        anyhow::bail!("--dry-run estimates what a language model's contexts cost; [context] kind is none");
+    };
+    // An index that does not exist yet has no cache; the dry run never creates one.
+    let store = if index.join("manifest.json").is_file() { Some(EmbeddedStore::open(index)?) } else { None };
+    let (files, problems) = collect(inputs);
+    let mut estimate = Estimate {
+        context: contextualizer.id().to_string(),
+        files: files.len() + problems.len(),
+        failed: problems.len(),
+        chunks: 0,
+        cached: 0,
+        truncated_documents: 0,
+        usage: Usage::default(),
+        cost_usd: None,
+        messages: problems.into_iter().flat_map(|p| p.messages).collect(),
+    };
+    for path in &files {
+        let ing = match pipeline.ingest_file(path) {
+            Ok(ing) => ing,
+            Err(e) => {
+                estimate.failed += 1;
+                estimate.messages.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
+        let (cached, usage) = match &store {
+            Some(store) => context::estimate(contextualizer, &StoreCache(store), &ing.document, &ing.chunks)?,
+            None => context::estimate(contextualizer, &context::NoCache, &ing.document, &ing.chunks)?,
+        };
+        estimate.chunks += ing.chunks.len();
+        estimate.cached += cached;
+        estimate.usage.add(&usage);
+        if chosen.llm().is_some_and(|llm| llm.truncates(&ing.document, &ing.chunks)) {
+            estimate.truncated_documents += 1;
+        }
+    }
+    if let Some(llm) = chosen.llm() {
+        estimate.cost_usd = llm.client().price().map(|p| strata_providers::cost::cost(&estimate.usage, &p));
+    }
+    Ok(estimate)
 }
 
 /// Chunks embedded per call, so that progress shows inside long documents.
@@ -337,7 +495,7 @@ fn embed(
     summary: &Summary,
 ) -> Result<(ChunkVectors, usize)> {
     let texts: Vec<std::borrow::Cow<'_, str>> =
-        ing.chunks.iter().map(|c| c.indexed_text(&ing.document.text)).collect();
+        ing.chunks.iter().map(|c| c.embedded_text(&ing.document.text)).collect();
     let info = embedder.info();
     let mut values = Vec::with_capacity(texts.len() * info.dim);
     let mut truncated = 0;

@@ -68,9 +68,18 @@ fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T)) -> Result<(
 fn run(cli: Cli) -> Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
-        Command::Ingest { paths, force, quiet } => {
+        Command::Ingest { paths, force, quiet, contextualize, dry_run } => {
             let progress = !quiet && !cli.json && std::io::stderr().is_terminal();
             let mut config = config;
+            if let Some(kind) = contextualize {
+                config.context.kind = kind;
+                config.validate("--contextualize")?;
+            }
+            if dry_run {
+                let estimate = ingest::estimate(&config, &cli.index, &paths)?;
+                emit(cli.json, &estimate, render::estimate)?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let embedder = embedder::for_ingest(&config, cli.model.as_deref())?;
             if let Some(note) = embedder.as_deref().and_then(|e| embedder::fit_chunks(&mut config, e)) {
                 tracing::info!("{note}");
@@ -93,7 +102,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             merge,
             order,
             context,
+            rerank,
+            rerank_model,
+            rerank_candidates,
+            no_rerank,
         } => {
+            let mut config = config;
+            if let Some(kind) = rerank {
+                config.rerank.kind = kind;
+            }
+            if let Some(model) = rerank_model {
+                config.rerank.model = model;
+            }
+            if let Some(n) = rerank_candidates {
+                config.rerank.candidates = n;
+            }
+            if no_rerank {
+                config.rerank.kind = "none".into();
+            }
+            config.validate("the command line")?;
             let store = EmbeddedStore::open(&cli.index)?;
             let mode = Mode::parse(mode.as_deref().unwrap_or(&config.search.mode))?;
             let k = k.unwrap_or(config.search.k);
@@ -132,9 +159,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 None
             };
+            let reranker = strata_providers::choose::reranker(&config.rerank)?;
             let mut searcher = Searcher::new(&store, config.search.clone())?;
             if let Some(embedder) = embedder.as_deref() {
                 searcher = searcher.with_embedder(embedder)?;
+            }
+            if let Some(reranker) = reranker.as_deref() {
+                searcher = searcher.with_reranker(reranker, config.rerank.candidates);
             }
             match embedder::tokenizer_for_index(
                 &config,

@@ -117,6 +117,14 @@ pub fn ingest(s: &Summary) {
         "{} files: {} ingested, {} unchanged, {} failed; {} chunks in {:.2}s",
         s.files, s.ingested, s.unchanged, s.failed, s.chunks, s.seconds
     );
+    let c = &s.contexts;
+    if let (Some(id), true) = (&s.context, c.usage.calls > 0 || c.cached > 0 || c.fallbacks > 0) {
+        println!(
+            "contexts by {id}: {} written, {} from the cache, {} structural fallbacks, {} chunks of cut documents",
+            c.written, c.cached, c.fallbacks, c.truncated
+        );
+        println!("  {}", strata_providers::cost::describe(&c.usage, c.cost_usd));
+    }
     if let Some(model) = s.model.as_ref().filter(|_| s.embedded > 0) {
         let rate = (s.embedded + s.sections_embedded) as f64 / s.embed_seconds.max(1e-9);
         println!(
@@ -131,6 +139,22 @@ pub fn ingest(s: &Summary) {
             }
         );
     }
+}
+
+/// What `ingest --dry-run` predicts.
+pub fn estimate(e: &crate::ingest::Estimate) {
+    for m in &e.messages {
+        eprintln!("error: {m}");
+    }
+    println!(
+        "{} files ({} unreadable), {} chunks, {} of them with a cached context",
+        e.files, e.failed, e.chunks, e.cached
+    );
+    if e.truncated_documents > 0 {
+        println!("{} documents are longer than the model's window and would be cut (beginning and end kept)", e.truncated_documents);
+    }
+    println!("{}: {}", e.context, strata_providers::cost::describe(&e.usage, e.cost_usd));
+    println!("(an estimate: input counted with the index tokenizer, output at most max_tokens per call)");
 }
 
 pub fn tree(root: &OutlineNode) {

@@ -107,13 +107,25 @@ impl Chunk {
         Span::new(self.overlap_start, self.span.end)
     }
 
-    /// What every retrieval leg indexes for this chunk of `doc_text`: its context, when it
-    /// has one, on a line before the overlap and the chunk's own text.
+    /// What the keyword legs index for this chunk of `doc_text`: its context, when it has
+    /// one, on a line before the overlap and the chunk's own text.
     pub fn indexed_text<'t>(&self, doc_text: &'t str) -> std::borrow::Cow<'t, str> {
         let indexed = self.indexed_span().slice(doc_text);
         match &self.context {
             Some(context) => format!("{context}\n{indexed}").into(),
             None => indexed.into(),
+        }
+    }
+
+    /// What the dense leg embeds: the context, when there is one, on a line before the
+    /// chunk's own text, else the overlap and the own text. The context takes the overlap's
+    /// place: both situate the chunk, and an embedding model's window (256 tokens for
+    /// MiniLM) that holds chunk and overlap exactly has no room for a third part; with
+    /// both, the model cut the chunk's tail (measured in `bench/results/context-rerank.md`).
+    pub fn embedded_text<'t>(&self, doc_text: &'t str) -> std::borrow::Cow<'t, str> {
+        match &self.context {
+            Some(context) => format!("{context}\n{}", self.span.slice(doc_text)).into(),
+            None => self.indexed_span().slice(doc_text).into(),
         }
     }
 }

@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::config_models::{
+    ChatConfig, ContextConfig, Price, RerankConfig, CHAT_PROVIDERS, CONTEXT_KINDS, RERANK_KINDS,
+};
 use crate::{Error, Result};
 
 /// The whole configuration.
@@ -31,6 +34,10 @@ pub struct Config {
     pub search: SearchConfig,
     /// The dense leg: embedding model and vector index.
     pub dense: DenseConfig,
+    /// What writes each chunk's context.
+    pub context: ContextConfig,
+    /// The reranker of the top fused results.
+    pub rerank: RerankConfig,
 }
 
 /// `[dense]`
@@ -259,6 +266,9 @@ pub const FUSIONS: &[&str] = &["rrf", "weighted"];
 /// The orders of an assembled context.
 pub const ORDERS: &[&str] = &["position", "score"];
 
+/// Most fused results a reranker may be handed.
+pub const MAX_CANDIDATES: usize = 1000;
+
 /// Largest context budget in tokens.
 pub const MAX_BUDGET: usize = 1_000_000;
 
@@ -339,6 +349,15 @@ impl Config {
         }
         if let Some(v) = get("STRATA_DENSE_PROVIDER") {
             self.dense.provider = v;
+        }
+        if let Some(v) = get("STRATA_CONTEXT") {
+            self.context.kind = v;
+        }
+        if let Some(v) = get("STRATA_RERANK") {
+            self.rerank.kind = v;
+        }
+        if let Some(v) = get("STRATA_RERANK_MODEL") {
+            self.rerank.model = v;
         }
         Ok(())
     }
@@ -452,6 +471,8 @@ impl Config {
         if self.dense.http.timeout_secs == 0 {
             return bad("dense.http.timeout_secs", "must be at least 1", "0".into());
         }
+        self.context.validate(origin)?;
+        self.rerank.validate(origin)?;
         Ok(())
     }
 }
@@ -459,6 +480,22 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_and_rerank_sections_are_validated_by_key() {
+        let c = Config::from_toml_str("[context]\nkind = \"anthropic\"\n[context.llm]\nmax_tokens = 50\n", "x").unwrap();
+        assert_eq!((c.context.kind.as_str(), c.context.llm.max_tokens, c.context.llm.concurrency), ("anthropic", 50, 10));
+        let err = Config::from_toml_str("[context]\nkind = \"gpt\"\n", "x").unwrap_err().to_string();
+        assert!(err.contains("context.kind") && err.contains("structural"), "{err}");
+        let err = Config::from_toml_str("[context.llm]\nconcurrency = 0\n", "x").unwrap_err().to_string();
+        assert!(err.contains("context.llm.concurrency"), "{err}");
+        let err = Config::from_toml_str("[rerank]\nkind = \"cross-encoder\"\n", "x").unwrap_err().to_string();
+        assert!(err.contains("rerank.model") && err.contains("folder"), "{err}");
+        let err = Config::from_toml_str("[rerank.llm.price]\ninput = -1\noutput = 1\n", "x").unwrap_err().to_string();
+        assert!(err.contains("rerank.llm.price.input"), "{err}");
+        assert_eq!(Config::default().context.kind, "structural");
+        assert_eq!(Config::default().rerank.candidates, 50);
+    }
 
     #[test]
     fn unknown_key_is_named() {

@@ -34,9 +34,10 @@ pub enum Error {
         /// Why, and what to do about it.
         reason: String,
     },
-    /// A remote service (an embedding API) refused or failed a request: the reason has the HTTP
-    /// status and the server's own message when there was one, never a credential.
-    #[error("embedding service {service}: {reason}")]
+    /// A remote service (an embedding, chat or rerank API) refused or failed a request: the
+    /// reason has the HTTP status and the server's own message when there was one, never a
+    /// credential.
+    #[error("service {service}: {reason}")]
     Remote {
         /// The model and endpoint, e.g. `text-embedding-3-small at https://api.openai.com/v1/embeddings`.
         service: String,

@@ -21,6 +21,7 @@
 
 mod chunk;
 pub mod config;
+mod config_models;
 mod definition;
 mod document;
 mod error;

@@ -369,7 +369,8 @@ impl HttpEmbedder {
         if (200..300).contains(&status) {
             return text.map_err(classify);
         }
-        let message = text.map(|text| server_message(&text)).unwrap_or_default();
+        // Redact before shortening: a key cut in two by the shortening would not be found.
+        let message = text.map(|text| server_message(&self.redact(&text))).unwrap_or_default();
         let reason = match (status_text(status), message.is_empty()) {
             (Some(name), true) => format!("HTTP {status} {name}"),
             (Some(name), false) => format!("HTTP {status} {name}: {message}"),
@@ -485,8 +486,9 @@ fn jitter() -> f64 {
     (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// A `Retry-After` value (seconds, or an HTTP date) as a delay from `now`, capped.
-pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+/// A `Retry-After` value (seconds, or an HTTP date) as a delay from `now`, capped at 60 s.
+/// Shared with the HTTP clients of `strata-providers`.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     let delay = match value.parse::<u64>() {
         Ok(secs) => Duration::from_secs(secs),
@@ -497,7 +499,8 @@ pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration
 
 /// The error message in a failed answer: OpenAI's `{"error": {"message"}}`, Ollama's and
 /// TEI's `{"error": "..."}`, a bare `{"message"}`, or else the body itself; shortened.
-fn server_message(body: &str) -> String {
+/// Anthropic's `{"type": "error", "error": {"message"}}` has the OpenAI shape.
+pub fn server_message(body: &str) -> String {
     let json: Option<serde_json::Value> = serde_json::from_str(body).ok();
     let message = json.as_ref().and_then(|json| {
         let error = json.get("error");
@@ -516,7 +519,7 @@ fn server_message(body: &str) -> String {
 }
 
 /// The reason phrase of the statuses this module names.
-fn status_text(status: u16) -> Option<&'static str> {
+pub fn status_text(status: u16) -> Option<&'static str> {
     Some(match status {
         400 => "Bad Request",
         401 => "Unauthorized",

@@ -72,7 +72,9 @@ impl ContextMode {
             "none" | "off" => Ok(ContextMode::None),
             "structural" | "on" => Ok(ContextMode::Structural),
             other => Err(Error::user(format!(
-                "context {other:?} is not none or structural (LLM contexts are not built yet)"
+                "context {other:?} is not none or structural (eval runs offline contexts; a language \
+                 model's contexts are measured by ingesting with `strata ingest --contextualize` and \
+                 evaluating a JSONL set against that index)"
             ))),
         }
     }
@@ -373,7 +375,7 @@ impl IndexedSet {
 /// chunks the model truncated.
 fn embed(embedder: &dyn Embedder, record: &Ingested) -> Result<(ChunkVectors, usize)> {
     let texts: Vec<std::borrow::Cow<'_, str>> =
-        record.chunks.iter().map(|c| c.indexed_text(&record.document.text)).collect();
+        record.chunks.iter().map(|c| c.embedded_text(&record.document.text)).collect();
     let refs: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
     let info = embedder.info();
     let vectors = embedder.embed_passages(&refs)?;

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use strata_core::{Config, DocId, Error, Result};
+use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
 use strata_search::{Mode, SearchHit, SearchRequest, Searcher};
 
@@ -15,22 +16,29 @@ use crate::ingest::{self, IndexedSet, IngestConfig, IngestStats};
 use crate::judge;
 use crate::metrics::{self, Percentiles, KS};
 
-/// A search strategy: a mode by its name.
+/// A search strategy: a mode by its name, optionally reranked (`hybrid+rerank`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Strategy {
-    /// Name as given (`hybrid`).
+    /// Name as given (`hybrid`, `hybrid+rerank`).
     pub name: String,
     /// The mode it runs.
     #[serde(skip)]
     pub mode: Mode,
+    /// Whether the run's reranker reorders the top fused candidates.
+    #[serde(skip)]
+    pub rerank: bool,
 }
 
 impl Strategy {
-    /// Parses a strategy name.
+    /// Parses a strategy name: a mode, with `+rerank` to rerank it.
     pub fn parse(s: &str) -> Result<Strategy> {
         let name = s.trim().to_string();
-        let mode = Mode::parse(&name)?;
-        Ok(Strategy { name, mode })
+        let (mode, rerank) = match name.strip_suffix("+rerank") {
+            Some(mode) => (mode, true),
+            None => (name.as_str(), false),
+        };
+        let mode = Mode::parse(mode)?;
+        Ok(Strategy { name, mode, rerank })
     }
 }
 
@@ -103,6 +111,9 @@ pub struct Report {
     pub ks: Vec<usize>,
     /// The embedding model of the dense leg, when there is one.
     pub model: Option<String>,
+    /// The reranker of `+rerank` strategies, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reranker: Option<String>,
     /// What each ingest cost.
     pub ingests: BTreeMap<String, IngestStats>,
     /// Results, ingest by ingest, strategy by strategy.
@@ -120,12 +131,14 @@ pub struct Report {
 }
 
 /// Runs the grid over a data set. `embedder` is the dense leg's model (`None`: no dense leg,
-/// and strategies that need it are reported as refused).
+/// and strategies that need it are reported as refused); `reranker` reranks the `+rerank`
+/// strategies (`None`: they are refused), reading `config.rerank.candidates` results.
 pub fn run(
     dataset: &Dataset,
     grid: &Grid,
     config: &Config,
     embedder: Option<&dyn Embedder>,
+    reranker: Option<&dyn Reranker>,
     progress: &dyn Progress,
 ) -> Result<Report> {
     if grid.ingests.is_empty() || grid.strategies.is_empty() {
@@ -145,6 +158,7 @@ pub fn run(
         unresolved_gold: BTreeMap::new(),
         ks: KS.to_vec(),
         model: embedder.map(|e| e.info().model_id.clone()),
+        reranker: reranker.map(|r| r.id().to_string()),
         ingests: BTreeMap::new(),
         rows: Vec::new(),
         published: dataset.published.clone(),
@@ -213,6 +227,10 @@ pub fn run(
             Some(e) if set.has_vectors() => searcher.with_embedder(e)?,
             _ => searcher,
         };
+        let searcher = match reranker {
+            Some(r) => searcher.with_reranker(r, config.rerank.candidates),
+            None => searcher,
+        };
         for strategy in &grid.strategies {
             progress.phase(&format!("{label} · {}", strategy.name), queries.len() as u64);
             let row = run_strategy(&searcher, strategy, queries, &golds, &set, &doc_number, max_k, progress);
@@ -245,6 +263,14 @@ fn run_strategy(
         metrics: BTreeMap::new(),
         latency_ms: BTreeMap::new(),
     };
+    if strategy.rerank && searcher.reranker().is_none() {
+        row.refused = Some(
+            "no reranker: pass --rerank-model DIR (a cross-encoder folder such as ms-marco-MiniLM-L-6-v2) \
+             or set [rerank] kind and model"
+                .into(),
+        );
+        return row;
+    }
     let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
     let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (i, (query, gold)) in queries.iter().zip(golds).enumerate() {
@@ -252,7 +278,8 @@ fn run_strategy(
         // for more chunks so that the cut-offs count documents.
         let k = if gold.by_document() { strata_core::config::MAX_K } else { max_k };
         // The ranking is what is judged: no merging, pages, highlights or context.
-        let request = SearchRequest::new(query.text.clone(), strategy.mode, k).ranking_only();
+        let mut request = SearchRequest::new(query.text.clone(), strategy.mode, k).ranking_only();
+        request.rerank = strategy.rerank;
         match searcher.search(&request) {
             Ok(response) => {
                 for (stage, ms) in response.timings.stages() {

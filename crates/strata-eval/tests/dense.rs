@@ -60,7 +60,7 @@ fn dense_and_hybrid_runs_repeat_exactly() {
             limit: None,
             index_dir: tmp.path().join(dir),
         };
-        strata_eval::run::run(&dataset, &grid, &config, Some(embedder.as_ref()), &Quiet).unwrap()
+        strata_eval::run::run(&dataset, &grid, &config, Some(embedder.as_ref()), None, &Quiet).unwrap()
     };
     let (a, b) = (run("a"), run("b"));
     assert_eq!(a.model.as_deref(), Some("all-MiniLM-L6-v2"));

@@ -73,7 +73,7 @@ fn run(set: &Path, index: &Path, chunkings: &[Chunking], names: &[&str]) -> Repo
     let ingests =
         chunkings.iter().map(|&chunking| IngestConfig { chunking, context: ContextMode::None }).collect();
     let grid = Grid { ingests, strategies: strategies(names), limit: None, index_dir: index.to_path_buf() };
-    strata_eval::run::run(&dataset, &grid, &Config::default(), None, &Quiet).unwrap()
+    strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap()
 }
 
 fn metric(report: &Report, ingest: &str, strategy: &str, name: &str) -> f64 {
@@ -159,7 +159,7 @@ fn structural_context_is_an_ingest_of_its_own() {
         .to_vec();
     let grid =
         Grid { ingests, strategies: strategies(&["keyword"]), limit: None, index_dir: tmp.path().join("i") };
-    let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, &Quiet).unwrap();
+    let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.rows.iter().map(|r| r.ingest.as_str()).collect::<Vec<_>>(), ["32", "32+structural"]);
     let (plain, with) = (&report.ingests["32"], &report.ingests["32+structural"]);
     assert_eq!(plain.chunks, with.chunks);
@@ -220,7 +220,7 @@ fn beir_layout_with_graded_qrels() {
         limit: None,
         index_dir: tmp.path().join("index"),
     };
-    let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, &Quiet).unwrap();
+    let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.queries_without_gold, 1);
     assert_eq!(metric(&report, "auto", "keyword", "recall@3"), 1.0);
     // Documents are judged whole: two relevant documents in the top 3 of 3 documents.
@@ -375,7 +375,7 @@ fn page_and_section_gold_on_a_paginated_rfc() {
         limit: None,
         index_dir: tmp.path().join("index"),
     };
-    let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, &Quiet).unwrap();
+    let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.unresolved_gold["auto"], 0);
     assert_eq!(metric(&report, "auto", "hybrid", "recall@5"), 1.0, "{:#?}", report.rows[0].metrics);
     assert_eq!(metric(&report, "auto", "hybrid", "page_recall@5"), 1.0);
@@ -418,7 +418,7 @@ fn eval_never_wipes_a_folder_that_is_not_an_index() {
         index_dir: index.clone(),
     };
     let err =
-        strata_eval::run::run(&dataset, &grid, &Config::default(), None, &Quiet).unwrap_err().to_string();
+        strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap_err().to_string();
     assert!(err.contains("not a strata index"), "{err}");
     assert_eq!(std::fs::read_to_string(index.join("auto/notes.txt")).unwrap(), "precious");
     // Given chunks on a set that has none is refused up front.
@@ -427,6 +427,6 @@ fn eval_never_wipes_a_folder_that_is_not_an_index() {
         ..grid
     };
     let err =
-        strata_eval::run::run(&dataset, &grid, &Config::default(), None, &Quiet).unwrap_err().to_string();
+        strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap_err().to_string();
     assert!(err.contains("without chunks of its own"), "{err}");
 }

@@ -26,6 +26,8 @@ pub enum Leg {
     Exact,
     /// Embeddings (added with the dense index).
     Dense,
+    /// Not a retrieval leg: the reranker's rank and score, for results it reordered.
+    Rerank,
 }
 
 impl Leg {
@@ -35,6 +37,7 @@ impl Leg {
             Leg::Keyword => "keyword",
             Leg::Exact => "exact",
             Leg::Dense => "dense",
+            Leg::Rerank => "rerank",
         }
     }
 }

@@ -1,11 +1,13 @@
-//! Search: plan → retrieve → fuse → (sections) → expand → highlight → assemble, and
-//! navigation.
+//! Search: plan → retrieve → fuse → (rerank) → (sections) → expand → highlight → assemble,
+//! and navigation.
 //!
 //! - [`plan`]: reads a query for section identifiers, quoted phrases and defined terms.
 //! - [`retrieve`]: one ranked list per lexical leg (keyword/BM25, exact); the dense leg and
 //!   the section leg are run beside them by the searcher.
 //! - [`fuse`]: reciprocal rank fusion (k = 60, weights per leg) behind the [`fuse::Fusion`]
 //!   trait, and relative score fusion ([`fuse::WeightedScore`]).
+//! - [`rerank`]: the top fused candidates reordered by a [`strata_embed::rerank::Reranker`]
+//!   (a local cross-encoder, a rerank API, or a chat model listwise).
 //! - [`hierarchy`]: hierarchical mode ranks sections (section legs fused with the chunk
 //!   evidence under each), then picks the best chunks inside each section.
 //! - [`expand`]: auto-merge, whole pages, dedupe, definitions and cross-references.
@@ -39,6 +41,7 @@ pub mod highlight;
 pub mod navigate;
 pub mod plan;
 pub mod request;
+pub mod rerank;
 pub mod response;
 pub mod retrieve;
 pub mod search;

@@ -137,6 +137,8 @@ pub struct SearchRequest {
     pub budget: Option<usize>,
     /// Order of the hits in the context.
     pub order: Order,
+    /// Rerank the top fused candidates, when the searcher has a reranker.
+    pub rerank: bool,
 }
 
 impl SearchRequest {
@@ -151,6 +153,7 @@ impl SearchRequest {
             expand: Expand::from_config(&config),
             budget: Some(config.budget),
             order: Order::default(),
+            rerank: true,
         }
     }
 

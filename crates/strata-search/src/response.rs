@@ -53,7 +53,7 @@ pub struct SearchHit {
     pub span: Span,
     /// Chunk kind.
     pub kind: ChunkKind,
-    /// Fused score.
+    /// Fused score, or the reranker's when it reordered the hit.
     pub score: f64,
     /// Hierarchical mode: the rank (from 1) of the hit's section among the sections returned.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -174,6 +174,9 @@ pub struct SearchResponse {
     /// The assembled context, when a budget was given and the searcher has a tokenizer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Context>,
+    /// What went wrong without failing the search (a reranker that did not answer).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Milliseconds spent.
     pub took_ms: f64,
     /// Milliseconds per stage.
@@ -201,6 +204,9 @@ pub struct Timings {
     pub exact: Option<f64>,
     /// Fusing the legs' lists.
     pub fuse: f64,
+    /// Reranking the top fused candidates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank: Option<f64>,
     /// Hierarchical mode: the section legs, ranking sections and picking their chunks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sections: Option<f64>,
@@ -226,6 +232,7 @@ impl Timings {
             [("embed", self.embed), ("dense", self.dense), ("keyword", self.keyword), ("exact", self.exact)];
         stages.extend(optional.into_iter().filter_map(|(name, ms)| ms.map(|ms| (name, ms))));
         stages.push(("fuse", self.fuse));
+        stages.extend(self.rerank.map(|ms| ("rerank", ms)));
         stages.extend(self.sections.map(|ms| ("sections", ms)));
         stages.extend([("fetch", self.fetch), ("expand", self.expand)]);
         stages.extend(self.highlight.map(|ms| ("highlight", ms)));

@@ -1,4 +1,5 @@
-//! A search: plan → retrieve → fuse → (sections) → fetch → expand → highlight → assemble.
+//! A search: plan → retrieve → fuse → (rerank) → (sections) → fetch → expand → highlight →
+//! assemble.
 //!
 //! The [`Searcher`] runs the stages in that order for every mode; the mode only decides
 //! which legs retrieve and whether sections are ranked before chunks. Each stage's time is
@@ -10,6 +11,7 @@ use std::time::Instant;
 
 use strata_core::config::SearchConfig;
 use strata_core::{DocId, Error, NodeId, Result};
+use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
 use strata_index::{Filter, LegHit, StoreRead};
 use strata_ingest::tokenize::Tokenizer;
@@ -22,6 +24,7 @@ use crate::highlight::{self, Passage};
 use crate::plan::Plan;
 use crate::request::{Mode, SearchRequest};
 use crate::response::{SearchHit, SearchResponse, Timings};
+use crate::rerank;
 use crate::retrieve::{self, LEG_DEPTH};
 
 fn ms_since(at: Instant) -> f64 {
@@ -43,6 +46,7 @@ pub struct Searcher<'s> {
     embedder: Option<&'s dyn Embedder>,
     tokenizer: Option<Arc<dyn Tokenizer>>,
     fusion: Box<dyn Fusion + Send + Sync>,
+    reranker: Option<(&'s dyn Reranker, usize)>,
 }
 
 /// What the retrieve stage hands on.
@@ -61,7 +65,7 @@ impl<'s> Searcher<'s> {
     pub fn new(store: &'s dyn StoreRead, config: SearchConfig) -> Result<Searcher<'s>> {
         let defined_terms = store.defined_terms()?;
         let fusion = fuse::fusion(&config.fusion, config.rrf_k);
-        Ok(Searcher { store, config, defined_terms, embedder: None, tokenizer: None, fusion })
+        Ok(Searcher { store, config, defined_terms, embedder: None, tokenizer: None, fusion, reranker: None })
     }
 
     /// Gives the searcher the query embedder of the dense leg. It must be the model the
@@ -93,6 +97,18 @@ impl<'s> Searcher<'s> {
         }
         self.tokenizer = Some(tokenizer);
         Ok(self)
+    }
+
+    /// Gives the searcher a reranker for the top `candidates` fused results of requests
+    /// that ask for it ([`SearchRequest::rerank`]).
+    pub fn with_reranker(mut self, reranker: &'s dyn Reranker, candidates: usize) -> Searcher<'s> {
+        self.reranker = Some((reranker, candidates.max(1)));
+        self
+    }
+
+    /// The reranker's id, when the searcher has one.
+    pub fn reranker(&self) -> Option<&str> {
+        self.reranker.map(|(r, _)| r.id())
     }
 
     /// Whether the dense leg can run: the index has vectors and an embedder was given.
@@ -135,7 +151,16 @@ impl<'s> Searcher<'s> {
         let retrieved = self.retrieve(req, &plan, depth, &mut timings)?;
         let (mut fused, fuse_ms) = timed(|| self.fusion.fuse(&retrieved.lists));
         timings.fuse = fuse_ms;
-        pin_first(&mut fused, &retrieved.pinned, req.k);
+        let pinned = pin_first(&mut fused, &retrieved.pinned, req.k);
+        let mut warnings = Vec::new();
+        if let (true, Some((reranker, candidates))) = (req.rerank, self.reranker) {
+            let at = Instant::now();
+            if let Err(e) = rerank::rerank(self.store, reranker, candidates, &req.query, &mut fused, pinned) {
+                tracing::warn!(reranker = reranker.id(), error = %e, "reranking failed; keeping the fused order");
+                warnings.push(format!("reranker {} failed, results are in fused order: {e}", reranker.id()));
+            }
+            timings.rerank = Some(ms_since(at));
+        }
         let mut section_rank: HashMap<String, usize> = HashMap::new();
         if req.mode == Mode::Hierarchical {
             let at = Instant::now();
@@ -219,6 +244,7 @@ impl<'s> Searcher<'s> {
             definitions,
             references,
             context: None,
+            warnings,
             took_ms: 0.0,
             timings,
         };
@@ -509,9 +535,9 @@ struct DenseLeg {
 /// Moves the exact identifier hits to the front, in their exact-leg order, so that a query
 /// naming a section returns that section first whatever BM25 thinks. Only the first `k`
 /// pinned hits move.
-fn pin_first(fused: &mut Vec<Fused>, pinned: &[String], k: usize) {
+fn pin_first(fused: &mut Vec<Fused>, pinned: &[String], k: usize) -> usize {
     if pinned.is_empty() {
-        return;
+        return 0;
     }
     let mut front = Vec::new();
     for id in pinned.iter().take(k) {
@@ -519,6 +545,8 @@ fn pin_first(fused: &mut Vec<Fused>, pinned: &[String], k: usize) {
             front.push(fused.remove(i));
         }
     }
+    let count = front.len();
     front.append(fused);
     *fused = front;
+    count
 }

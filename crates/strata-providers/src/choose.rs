@@ -1,0 +1,69 @@
+//! The contextualizer and the reranker a configuration asks for.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use strata_core::config::{ContextConfig, RerankConfig};
+use strata_core::Result;
+use strata_embed::local::LocalOptions;
+use strata_embed::rerank::cross_encoder::CrossEncoder;
+use strata_embed::rerank::Reranker;
+use strata_ingest::context::{Contextualizer, Structural};
+use strata_ingest::tokenize::Tokenizer;
+
+use crate::chat::{ChatClient, Provider};
+use crate::contextualize::LlmContextualizer;
+use crate::listwise::ListwiseReranker;
+use crate::rerank_api::{ApiReranker, Flavor};
+
+/// What writes the chunk contexts.
+pub enum Chosen {
+    /// No context.
+    None,
+    /// The structural context.
+    Structural(Structural),
+    /// A language model.
+    Llm(Box<LlmContextualizer>),
+}
+
+impl Chosen {
+    /// The contextualizer, when there is one.
+    pub fn get(&self) -> Option<&dyn Contextualizer> {
+        match self {
+            Chosen::None => None,
+            Chosen::Structural(s) => Some(s),
+            Chosen::Llm(l) => Some(l.as_ref()),
+        }
+    }
+
+    /// The language-model contextualizer, when that is the choice.
+    pub fn llm(&self) -> Option<&LlmContextualizer> {
+        match self {
+            Chosen::Llm(l) => Some(l.as_ref()),
+            _ => None,
+        }
+    }
+}
+
+/// The contextualizer of `config` (`[context]`), counting with `tokenizer` (the index's).
+pub fn contextualizer(config: &ContextConfig, tokenizer: Arc<dyn Tokenizer>) -> Result<Chosen> {
+    Ok(match config.kind.as_str() {
+        "none" => Chosen::None,
+        "structural" => Chosen::Structural(Structural),
+        provider => Chosen::Llm(Box::new(LlmContextualizer::new(
+            ChatClient::new(Provider::parse(provider)?, &config.llm)?,
+            tokenizer,
+        ))),
+    })
+}
+
+/// The reranker of `config` (`[rerank]`), or `None` for `kind = "none"`.
+pub fn reranker(config: &RerankConfig) -> Result<Option<Box<dyn Reranker>>> {
+    config.validate("the rerank configuration")?;
+    Ok(Some(match config.kind.as_str() {
+        "none" => return Ok(None),
+        "cross-encoder" => Box::new(CrossEncoder::open(Path::new(config.model.trim()), LocalOptions::default())?),
+        "cohere" | "jina" | "voyage" => Box::new(ApiReranker::new(Flavor::parse(&config.kind)?, config)?),
+        provider => Box::new(ListwiseReranker::new(ChatClient::new(Provider::parse(provider)?, &config.llm)?)),
+    }))
+}
