@@ -97,8 +97,14 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
     } else {
         ProgressBar::hidden()
     };
-    let mut report =
-        strata_eval::run::run(&dataset, &grid, &config, embedder.as_deref(), reranker.as_deref(), &Bar(bar.clone()))?;
+    let mut report = strata_eval::run::run(
+        &dataset,
+        &grid,
+        &config,
+        embedder.as_deref(),
+        reranker.as_deref(),
+        &Bar(bar.clone()),
+    )?;
     bar.finish_and_clear();
     report.command = std::iter::once("strata".to_string())
         .chain(std::env::args().skip(1))

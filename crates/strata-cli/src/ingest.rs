@@ -97,6 +97,9 @@ pub struct ContextTally {
     /// What that cost in USD, when the model's price is known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// The refusal that stopped the model's calls (a bad key, model or URL), when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// What `strata ingest --dry-run` predicts.
@@ -292,7 +295,9 @@ pub fn run(
                         continue;
                     }
                     let mut messages = ing.document.warnings.clone();
-                    if let Err(e) = situate(&chosen, &mut store, &mut ing, &mut summary.contexts, &mut messages) {
+                    if let Err(e) =
+                        situate(&chosen, &mut store, &mut ing, &mut summary.contexts, &mut messages)
+                    {
                         summary.failed += 1;
                         let msg = format!("{}: writing its chunks' contexts failed: {e}", path.display());
                         outcomes.push(failed(&path.display().to_string(), msg));
@@ -395,7 +400,9 @@ pub fn run(
     bar.finish_and_clear();
     if let Some(llm) = chosen.llm() {
         summary.contexts.usage = llm.usage();
-        summary.contexts.cost_usd = llm.client().price().map(|p| strata_providers::cost::cost(&summary.contexts.usage, &p));
+        summary.contexts.stopped = llm.stopped().map(str::to_string);
+        summary.contexts.cost_usd =
+            llm.client().price().map(|p| strata_providers::cost::cost(&summary.contexts.usage, &p));
     }
     summary.seconds = started.elapsed().as_secs_f64();
     summary.outcomes = outcomes;

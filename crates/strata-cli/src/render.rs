@@ -17,6 +17,9 @@ fn snippet(text: &str, max: usize) -> String {
 }
 
 pub fn search(r: &SearchResponse) {
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
     if r.hits.is_empty() {
         println!("no results for {:?}", r.query);
         return;
@@ -45,8 +48,10 @@ pub fn search(r: &SearchResponse) {
             h.score,
             ranks.join(", ")
         );
-        if h.heading_path.len() > 1 {
-            println!("    {}", h.heading_path.join(" > "));
+        match &h.context {
+            Some(context) => println!("    context: {}", snippet(context, 200)),
+            None if h.heading_path.len() > 1 => println!("    {}", h.heading_path.join(" > ")),
+            None => {}
         }
         if h.highlights.is_empty() {
             println!("    {}", snippet(&h.text, 280));
@@ -125,6 +130,9 @@ pub fn ingest(s: &Summary) {
         );
         println!("  {}", strata_providers::cost::describe(&c.usage, c.cost_usd));
     }
+    if let Some(why) = &c.stopped {
+        eprintln!("error: the context model refused the requests, so the chunks after it got structural contexts: {why}");
+    }
     if let Some(model) = s.model.as_ref().filter(|_| s.embedded > 0) {
         let rate = (s.embedded + s.sections_embedded) as f64 / s.embed_seconds.max(1e-9);
         println!(
@@ -151,7 +159,10 @@ pub fn estimate(e: &crate::ingest::Estimate) {
         e.files, e.failed, e.chunks, e.cached
     );
     if e.truncated_documents > 0 {
-        println!("{} documents are longer than the model's window and would be cut (beginning and end kept)", e.truncated_documents);
+        println!(
+            "{} documents are longer than the model's window and would be cut (beginning and end kept)",
+            e.truncated_documents
+        );
     }
     println!("{}: {}", e.context, strata_providers::cost::describe(&e.usage, e.cost_usd));
     println!("(an estimate: input counted with the index tokenizer, output at most max_tokens per call)");

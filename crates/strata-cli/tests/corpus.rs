@@ -224,3 +224,54 @@ fn ranking_snapshots() {
     }
     insta::assert_snapshot!("hybrid_top5", out);
 }
+
+/// Scores a passage by its length: a reranker whose order is known in advance.
+struct ByLength;
+
+impl strata_embed::rerank::Reranker for ByLength {
+    fn id(&self) -> &str {
+        "by-length"
+    }
+
+    fn score(&self, _query: &str, passages: &[&str]) -> strata_core::Result<Vec<f32>> {
+        Ok(passages.iter().map(|p| p.len() as f32).collect())
+    }
+}
+
+/// The rerank stage on the corpus: only the top `candidates` fused hits are reordered (by
+/// the reranker's scores, each marked with its rerank rank), the hits after them keep their
+/// fused order, and identifier hits stay pinned first.
+#[test]
+fn rerank_reorders_the_candidates_only_and_keeps_identifier_hits_first() {
+    let Some(store) = store() else { return };
+    let fused = Searcher::new(&store, Default::default()).unwrap();
+    let reranked = Searcher::new(&store, Default::default()).unwrap().with_reranker(&ByLength, 5);
+    let request = SearchRequest::new("idle timeout", Mode::Hybrid, 10).ranking_only();
+    let before = fused.search(&request).unwrap().hits;
+    let after = reranked.search(&request).unwrap().hits;
+    assert_eq!(before.len(), 10);
+    let ids = |hits: &[strata_search::SearchHit]| hits.iter().map(|h| h.chunk_id.clone()).collect::<Vec<_>>();
+    let mut top: Vec<_> = ids(&before[..5]);
+    top.sort();
+    let mut top_after: Vec<_> = ids(&after[..5]);
+    top_after.sort();
+    assert_eq!(top, top_after, "the same five candidates");
+    let lengths: Vec<usize> =
+        after[..5].iter().map(|h| h.context.as_ref().map_or(0, |c| c.len() + 1) + h.text.len()).collect();
+    assert!(lengths.windows(2).all(|w| w[0] >= w[1]), "ordered by the reranker: {lengths:?}");
+    for (i, h) in after[..5].iter().enumerate() {
+        assert_eq!(h.legs[&strata_search::fuse::Leg::Rerank].rank, i + 1);
+    }
+    assert_eq!(ids(&after[5..]), ids(&before[5..]), "past the candidates, the fused order");
+
+    let request = SearchRequest::new("section 102(b)", Mode::Hybrid, 5).ranking_only();
+    let before = fused.search(&request).unwrap().hits;
+    let after = reranked.search(&request).unwrap().hits;
+    let pinned: Vec<_> =
+        before.iter().take_while(|h| h.legs.contains_key(&strata_search::fuse::Leg::Exact)).collect();
+    assert!(!pinned.is_empty());
+    for (b, a) in pinned.iter().zip(&after) {
+        assert_eq!(b.chunk_id, a.chunk_id, "identifier hits stay first");
+        assert!(!a.legs.contains_key(&strata_search::fuse::Leg::Rerank));
+    }
+}

@@ -483,15 +483,22 @@ mod tests {
 
     #[test]
     fn context_and_rerank_sections_are_validated_by_key() {
-        let c = Config::from_toml_str("[context]\nkind = \"anthropic\"\n[context.llm]\nmax_tokens = 50\n", "x").unwrap();
-        assert_eq!((c.context.kind.as_str(), c.context.llm.max_tokens, c.context.llm.concurrency), ("anthropic", 50, 10));
+        let c =
+            Config::from_toml_str("[context]\nkind = \"anthropic\"\n[context.llm]\nmax_tokens = 50\n", "x")
+                .unwrap();
+        assert_eq!(
+            (c.context.kind.as_str(), c.context.llm.max_tokens, c.context.llm.concurrency),
+            ("anthropic", 50, 10)
+        );
         let err = Config::from_toml_str("[context]\nkind = \"gpt\"\n", "x").unwrap_err().to_string();
         assert!(err.contains("context.kind") && err.contains("structural"), "{err}");
         let err = Config::from_toml_str("[context.llm]\nconcurrency = 0\n", "x").unwrap_err().to_string();
         assert!(err.contains("context.llm.concurrency"), "{err}");
         let err = Config::from_toml_str("[rerank]\nkind = \"cross-encoder\"\n", "x").unwrap_err().to_string();
         assert!(err.contains("rerank.model") && err.contains("folder"), "{err}");
-        let err = Config::from_toml_str("[rerank.llm.price]\ninput = -1\noutput = 1\n", "x").unwrap_err().to_string();
+        let err = Config::from_toml_str("[rerank.llm.price]\ninput = -1\noutput = 1\n", "x")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("rerank.llm.price.input"), "{err}");
         assert_eq!(Config::default().context.kind, "structural");
         assert_eq!(Config::default().rerank.candidates, 50);

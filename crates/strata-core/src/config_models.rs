@@ -10,7 +10,8 @@ use crate::{Error, Result};
 /// Context kinds: what writes the text prepended to each chunk for indexing.
 pub const CONTEXT_KINDS: &[&str] = &["none", "structural", "anthropic", "openai"];
 /// Reranker kinds.
-pub const RERANK_KINDS: &[&str] = &["none", "cross-encoder", "cohere", "jina", "voyage", "anthropic", "openai"];
+pub const RERANK_KINDS: &[&str] =
+    &["none", "cross-encoder", "cohere", "jina", "voyage", "anthropic", "openai"];
 /// Chat providers.
 pub const CHAT_PROVIDERS: &[&str] = &["anthropic", "openai"];
 
@@ -165,10 +166,19 @@ impl ChatConfig {
             return bad("timeout_secs", "must be at least 1", "0".into());
         }
         if self.window_tokens != 0 && self.window_tokens < 1024 {
-            return bad("window_tokens", "must be 0 (the provider's default) or at least 1024", self.window_tokens.to_string());
+            return bad(
+                "window_tokens",
+                "must be 0 (the provider's default) or at least 1024",
+                self.window_tokens.to_string(),
+            );
         }
         if let Some(p) = &self.price {
-            for (field, v) in [("input", Some(p.input)), ("output", Some(p.output)), ("cache_write", p.cache_write), ("cache_read", p.cache_read)] {
+            for (field, v) in [
+                ("input", Some(p.input)),
+                ("output", Some(p.output)),
+                ("cache_write", p.cache_write),
+                ("cache_read", p.cache_read),
+            ] {
                 if let Some(v) = v.filter(|v| !(v.is_finite() && *v >= 0.0)) {
                     return bad(&format!("price.{field}"), "must be a finite number >= 0", v.to_string());
                 }
@@ -199,7 +209,11 @@ impl RerankConfig {
             Err(Error::user(format!("rerank.{field} {rule}, got {got} ({origin})")))
         };
         if !RERANK_KINDS.contains(&self.kind.as_str()) {
-            return bad("kind", &format!("must be one of {}", RERANK_KINDS.join(", ")), format!("{:?}", self.kind));
+            return bad(
+                "kind",
+                &format!("must be one of {}", RERANK_KINDS.join(", ")),
+                format!("{:?}", self.kind),
+            );
         }
         if self.kind == "cross-encoder" && self.model.trim().is_empty() {
             return bad(
@@ -209,7 +223,11 @@ impl RerankConfig {
             );
         }
         if !(1..=crate::config::MAX_CANDIDATES).contains(&self.candidates) {
-            return bad("candidates", &format!("must be between 1 and {}", crate::config::MAX_CANDIDATES), self.candidates.to_string());
+            return bad(
+                "candidates",
+                &format!("must be between 1 and {}", crate::config::MAX_CANDIDATES),
+                self.candidates.to_string(),
+            );
         }
         let url = self.base_url.trim();
         if !url.is_empty() && !url.starts_with("http://") && !url.starts_with("https://") {

@@ -417,8 +417,9 @@ fn eval_never_wipes_a_folder_that_is_not_an_index() {
         limit: None,
         index_dir: index.clone(),
     };
-    let err =
-        strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap_err().to_string();
+    let err = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not a strata index"), "{err}");
     assert_eq!(std::fs::read_to_string(index.join("auto/notes.txt")).unwrap(), "precious");
     // Given chunks on a set that has none is refused up front.
@@ -426,7 +427,8 @@ fn eval_never_wipes_a_folder_that_is_not_an_index() {
         ingests: vec![IngestConfig { chunking: Chunking::Given, context: ContextMode::None }],
         ..grid
     };
-    let err =
-        strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap_err().to_string();
+    let err = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("without chunks of its own"), "{err}");
 }

@@ -62,8 +62,12 @@ pub fn reranker(config: &RerankConfig) -> Result<Option<Box<dyn Reranker>>> {
     config.validate("the rerank configuration")?;
     Ok(Some(match config.kind.as_str() {
         "none" => return Ok(None),
-        "cross-encoder" => Box::new(CrossEncoder::open(Path::new(config.model.trim()), LocalOptions::default())?),
+        "cross-encoder" => {
+            Box::new(CrossEncoder::open(Path::new(config.model.trim()), LocalOptions::default())?)
+        }
         "cohere" | "jina" | "voyage" => Box::new(ApiReranker::new(Flavor::parse(&config.kind)?, config)?),
-        provider => Box::new(ListwiseReranker::new(ChatClient::new(Provider::parse(provider)?, &config.llm)?)),
+        provider => {
+            Box::new(ListwiseReranker::new(ChatClient::new(Provider::parse(provider)?, &config.llm)?))
+        }
     }))
 }

@@ -11,12 +11,14 @@
 //!   flagged ([`Situated::truncated`]) and the cut is logged.
 //! - **A failed chunk** (its retries spent, or an empty answer) falls back to its structural
 //!   context, with a warning naming the chunk. Fallbacks are not cached, so the next ingest
-//!   asks again.
+//!   asks again. A refusal no retry can mend (401, 403, 404, 400: a bad key, model or URL)
+//!   stops the calls: it is reported once, and every chunk after it gets its structural
+//!   context without a call.
 //! - **Cost.** [`LlmContextualizer::usage`] adds up what the provider reported;
 //!   [`Contextualizer::estimate`] predicts it with the index tokenizer, without a call.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use strata_core::{Chunk, Document, Result};
 use strata_ingest::context::{structural, ContextSource, Contextualizer, Situated, Usage};
@@ -42,8 +44,16 @@ const MARGIN: f64 = 0.9;
 /// A shorter document is billed in full on every call, and the estimate says so.
 fn min_cached_tokens(provider: Provider, model: &str) -> usize {
     match provider {
-        Provider::Anthropic if model.starts_with("claude-haiku-4-5") || model.starts_with("claude-opus-4-5") => 4096,
-        Provider::Anthropic if model.starts_with("claude-3-haiku") || model.starts_with("claude-3-5-haiku") => 2048,
+        Provider::Anthropic
+            if model.starts_with("claude-haiku-4-5") || model.starts_with("claude-opus-4-5") =>
+        {
+            4096
+        }
+        Provider::Anthropic
+            if model.starts_with("claude-3-haiku") || model.starts_with("claude-3-5-haiku") =>
+        {
+            2048
+        }
         _ => 1024,
     }
 }
@@ -57,6 +67,8 @@ pub struct LlmContextualizer {
     tokenizer: Arc<dyn Tokenizer>,
     id: String,
     usage: Mutex<Usage>,
+    /// The refusal that stopped the calls, when one did.
+    stopped: OnceLock<String>,
 }
 
 impl std::fmt::Debug for LlmContextualizer {
@@ -83,7 +95,18 @@ impl LlmContextualizer {
     /// A contextualizer over `client`, counting tokens with `tokenizer` (the index's).
     pub fn new(client: ChatClient, tokenizer: Arc<dyn Tokenizer>) -> LlmContextualizer {
         let id = format!("{}@{PROMPT_VERSION}", client.id());
-        LlmContextualizer { client, tokenizer, id, usage: Mutex::new(Usage::default()) }
+        LlmContextualizer {
+            client,
+            tokenizer,
+            id,
+            usage: Mutex::new(Usage::default()),
+            stopped: OnceLock::new(),
+        }
+    }
+
+    /// The refusal that stopped the calls (a bad key, model or URL), when one did.
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.get().map(String::as_str)
     }
 
     /// What the provider reported for every call so far.
@@ -130,6 +153,9 @@ impl LlmContextualizer {
 
     /// Asks for one chunk's context; `None` when the call failed or said nothing.
     fn ask(&self, doc: &Document, shared: &str, chunk: &Chunk) -> Option<String> {
+        if self.stopped.get().is_some() {
+            return None;
+        }
         let text = CHUNK_PROMPT.replace("{chunk}", chunk.span.slice(&doc.text));
         match self.client.complete(&Prompt { shared: Some(shared), text: &text, max_tokens: None }) {
             Ok(reply) => {
@@ -141,8 +167,19 @@ impl LlmContextualizer {
                 }
                 Some(context)
             }
-            Err(e) => {
-                tracing::warn!(chunk = %chunk.id, error = %e, "no context from the model; using the structural context");
+            Err(f) if f.permanent => {
+                if self.stopped.set(f.to_string()).is_ok() {
+                    tracing::error!(
+                        chunk = %chunk.id,
+                        error = %f,
+                        "the model refused the request; no more calls: every remaining chunk gets its \
+                         structural context (fix the setting, then re-ingest with --force)"
+                    );
+                }
+                None
+            }
+            Err(f) => {
+                tracing::warn!(chunk = %chunk.id, error = %f, "no context from the model; using the structural context");
                 None
             }
         }
@@ -212,7 +249,9 @@ impl Contextualizer for LlmContextualizer {
             .iter()
             .zip(answers)
             .map(|(chunk, answer)| match answer {
-                Some(context) => Situated { context, source: ContextSource::Model, truncated: view.truncated() },
+                Some(context) => {
+                    Situated { context, source: ContextSource::Model, truncated: view.truncated() }
+                }
                 None => Situated {
                     context: structural(doc, chunk),
                     source: ContextSource::Fallback,

@@ -28,11 +28,8 @@ const PRICES: &[(&str, f64, f64, f64, f64)] = &[
 
 /// The list price of `model`, when strata knows it.
 pub fn known_price(model: &str) -> Option<Price> {
-    PRICES.iter().find(|(prefix, ..)| model.starts_with(prefix)).map(|&(_, input, output, write, read)| Price {
-        input,
-        output,
-        cache_write: Some(write),
-        cache_read: Some(read),
+    PRICES.iter().find(|(prefix, ..)| model.starts_with(prefix)).map(|&(_, input, output, write, read)| {
+        Price { input, output, cache_write: Some(write), cache_read: Some(read) }
     })
 }
 
@@ -83,7 +80,13 @@ mod tests {
     fn dated_ids_find_their_price_and_costs_add_up() {
         let p = known_price("claude-3-haiku-20240307").unwrap();
         assert_eq!(p.input, 0.25);
-        let usage = Usage { calls: 2, input: 1_000_000, cache_write: 1_000_000, cache_read: 1_000_000, output: 1_000_000 };
+        let usage = Usage {
+            calls: 2,
+            input: 1_000_000,
+            cache_write: 1_000_000,
+            cache_read: 1_000_000,
+            output: 1_000_000,
+        };
         assert!((cost(&usage, &p) - (0.25 + 0.30 + 0.03 + 1.25)).abs() < 1e-12);
         assert_eq!(known_price("gpt-4.1-mini-2025-04-14").unwrap().input, 0.40);
         assert!(known_price("llama3.1:8b").is_none());

@@ -15,7 +15,8 @@ use crate::chat::{ChatClient, Prompt};
 pub const PROMPT_VERSION: u32 = 1;
 
 /// The instruction before the candidates.
-pub const PROMPT: &str = "Here is a search query and {n} numbered passages. Rank the passages by how well they answer the query.";
+pub const PROMPT: &str =
+    "Here is a search query and {n} numbered passages. Rank the passages by how well they answer the query.";
 
 /// The instruction after them.
 pub const ANSWER: &str = "Answer only with the numbers of the relevant passages, most relevant first, separated by commas (for example: 3, 1, 2).";
@@ -81,12 +82,16 @@ impl Reranker for ListwiseReranker {
         let text = prompt(query, passages);
         // Room for every number, a comma and a space.
         let max_tokens = self.client.max_tokens().max(4 * n as u32 + 16);
-        let reply = self.client.complete(&Prompt { shared: None, text: &text, max_tokens: Some(max_tokens) })?;
+        let reply =
+            self.client.complete(&Prompt { shared: None, text: &text, max_tokens: Some(max_tokens) })?;
         let ranked = parse(&reply.text, n);
         if ranked.is_empty() {
             return Err(Error::Remote {
                 service: self.client.service().to_string(),
-                reason: format!("the ranking answer names no passage between 1 and {n}: {:?}", reply.text.chars().take(200).collect::<String>()),
+                reason: format!(
+                    "the ranking answer names no passage between 1 and {n}: {:?}",
+                    reply.text.chars().take(200).collect::<String>()
+                ),
             });
         }
         // Ranked ones score in (n, 2n], the rest in [0, 1) by their fused order.

@@ -49,7 +49,9 @@ impl Flavor {
     fn defaults(self) -> (&'static str, &'static str, &'static str, &'static str) {
         match self {
             Flavor::Cohere => ("cohere", "https://api.cohere.com/v2", "rerank-v3.5", "COHERE_API_KEY"),
-            Flavor::Jina => ("jina", "https://api.jina.ai/v1", "jina-reranker-v2-base-multilingual", "JINA_API_KEY"),
+            Flavor::Jina => {
+                ("jina", "https://api.jina.ai/v1", "jina-reranker-v2-base-multilingual", "JINA_API_KEY")
+            }
             Flavor::Voyage => ("voyage", "https://api.voyageai.com/v1", "rerank-2", "VOYAGE_API_KEY"),
         }
     }
@@ -95,12 +97,16 @@ impl ApiReranker {
     /// The request body.
     fn body(&self, query: &str, passages: &[&str]) -> Value {
         match self.flavor {
-            Flavor::Cohere => json!({"model": self.model, "query": query, "documents": passages, "top_n": passages.len()}),
+            Flavor::Cohere => {
+                json!({"model": self.model, "query": query, "documents": passages, "top_n": passages.len()})
+            }
             Flavor::Jina => json!({
                 "model": self.model, "query": query, "documents": passages,
                 "top_n": passages.len(), "return_documents": false,
             }),
-            Flavor::Voyage => json!({"model": self.model, "query": query, "documents": passages, "top_k": passages.len()}),
+            Flavor::Voyage => {
+                json!({"model": self.model, "query": query, "documents": passages, "top_k": passages.len()})
+            }
         }
     }
 }
@@ -116,7 +122,8 @@ pub fn parse(text: &str, n: usize) -> std::result::Result<Vec<f32>, String> {
     let mut scores = vec![None; n];
     for row in rows {
         let index = row.get("index").and_then(Value::as_u64).ok_or("a row without \"index\"")? as usize;
-        let score = row.get("relevance_score").and_then(Value::as_f64).ok_or("a row without \"relevance_score\"")?;
+        let score =
+            row.get("relevance_score").and_then(Value::as_f64).ok_or("a row without \"relevance_score\"")?;
         let slot = scores.get_mut(index).ok_or_else(|| format!("index {index} of {n} passages"))?;
         if slot.replace(score as f32).is_some() {
             return Err(format!("index {index} twice"));
@@ -140,7 +147,8 @@ impl Reranker for ApiReranker {
         }
         let body = serde_json::to_vec(&self.body(query, passages))
             .map_err(|e| Error::Internal(format!("encoding a rerank request: {e}")))?;
-        let (scores, _) = self.transport.send(&self.limiter, self.policy, &body, |t| parse(t, passages.len()))?;
+        let (scores, _) =
+            self.transport.send(&self.limiter, self.policy, &body, |t| parse(t, passages.len()))?;
         Ok(scores)
     }
 }
@@ -151,12 +159,15 @@ mod tests {
 
     #[test]
     fn rows_come_back_by_index() {
-        let t = r#"{"results": [{"index": 1, "relevance_score": 0.9}, {"index": 0, "relevance_score": 0.2}]}"#;
+        let t =
+            r#"{"results": [{"index": 1, "relevance_score": 0.9}, {"index": 0, "relevance_score": 0.2}]}"#;
         assert_eq!(parse(t, 2).unwrap(), vec![0.2, 0.9]);
         let v = r#"{"data": [{"index": 0, "relevance_score": 0.5}]}"#;
         assert_eq!(parse(v, 1).unwrap(), vec![0.5]);
         assert!(parse(v, 2).unwrap_err().contains("1 of 2"));
-        assert!(parse(r#"{"results": [{"index": 5, "relevance_score": 1}]}"#, 2).unwrap_err().contains("index 5"));
+        assert!(parse(r#"{"results": [{"index": 5, "relevance_score": 1}]}"#, 2)
+            .unwrap_err()
+            .contains("index 5"));
         assert!(parse("<html>", 1).unwrap_err().contains("not JSON"));
     }
 }

@@ -12,7 +12,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use strata_core::{Error, Result};
+use strata_core::Error;
 use strata_embed::http::{parse_retry_after, server_message, status_text};
 use ureq::http::HeaderValue;
 
@@ -63,6 +63,28 @@ pub enum Failure {
     },
     /// Retrying cannot help.
     Permanent(String),
+}
+
+/// Why [`Transport::send`] gave up.
+#[derive(Debug)]
+pub struct Failed {
+    /// The error, naming the service.
+    pub error: Error,
+    /// Retrying later cannot help either (400, 401, 403, 404: a bad key, model or request),
+    /// as against retries spent on an overloaded or unreachable service.
+    pub permanent: bool,
+}
+
+impl From<Failed> for Error {
+    fn from(f: Failed) -> Error {
+        f.error
+    }
+}
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
 }
 
 /// A JSON endpoint of one service.
@@ -124,7 +146,7 @@ impl Transport {
         policy: Policy,
         body: &[u8],
         parse: impl Fn(&str) -> std::result::Result<T, String>,
-    ) -> Result<(T, u32)> {
+    ) -> std::result::Result<(T, u32), Failed> {
         let attempts = policy.max_retries + 1;
         for attempt in 1..=attempts {
             let outcome = {
@@ -142,7 +164,9 @@ impl Transport {
                     limiter.succeeded();
                     return Ok((value, attempt));
                 }
-                Err(Failure::Permanent(reason)) => return Err(self.remote(&reason)),
+                Err(Failure::Permanent(reason)) => {
+                    return Err(Failed { error: self.remote(&reason), permanent: true })
+                }
                 Err(Failure::Transient { reason, retry_after, rate_limited }) => {
                     if rate_limited {
                         limiter.rate_limited();
@@ -152,7 +176,8 @@ impl Transport {
             };
             if attempt == attempts {
                 let tries = if attempts == 1 { "1 attempt".into() } else { format!("{attempts} attempts") };
-                return Err(self.remote(&format!("{reason} (gave up after {tries})")));
+                let error = self.remote(&format!("{reason} (gave up after {tries})"));
+                return Err(Failed { error, permanent: false });
             }
             let delay = retry_after.unwrap_or_else(|| policy.wait(attempt));
             tracing::warn!(
@@ -223,7 +248,9 @@ fn classify(err: ureq::Error) -> Failure {
     match err {
         ureq::Error::Timeout(which) => transient(format!("timed out ({which})")),
         ureq::Error::Io(err) => transient(format!("network error: {err}")),
-        ureq::Error::ConnectionFailed | ureq::Error::BodyStalled => transient(format!("network error: {err}")),
+        ureq::Error::ConnectionFailed | ureq::Error::BodyStalled => {
+            transient(format!("network error: {err}"))
+        }
         ureq::Error::HostNotFound => Failure::Permanent("host not found; check base_url".into()),
         err => Failure::Permanent(err.to_string()),
     }
@@ -248,10 +275,16 @@ mod tests {
 
     #[test]
     fn endpoints_keep_queries_and_do_not_double_paths() {
-        assert_eq!(endpoint("https://api.anthropic.com/v1/", "/messages"), "https://api.anthropic.com/v1/messages");
+        assert_eq!(
+            endpoint("https://api.anthropic.com/v1/", "/messages"),
+            "https://api.anthropic.com/v1/messages"
+        );
         assert_eq!(endpoint("http://h/v1/messages", "/messages"), "http://h/v1/messages");
         assert_eq!(
-            endpoint("https://x.openai.azure.com/openai/deployments/d?api-version=2024-06-01", "/chat/completions"),
+            endpoint(
+                "https://x.openai.azure.com/openai/deployments/d?api-version=2024-06-01",
+                "/chat/completions"
+            ),
             "https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01"
         );
     }

@@ -115,8 +115,8 @@ fn error_answer(status: u16, kind: &str, message: &str) -> Reply {
 }
 
 /// The `Error::Remote` parts of `err`, or a panic naming what it was.
-fn remote(err: Error) -> (String, String) {
-    match err {
+fn remote(err: impl Into<Error>) -> (String, String) {
+    match err.into() {
         Error::Remote { service, reason } => (service, reason),
         other => panic!("expected Error::Remote, got {other:?}"),
     }
@@ -301,6 +301,7 @@ fn anthropic_gives_up_after_max_retries_plus_one() {
     let config = ChatConfig { max_retries: 2, ..chat_config(&server, &key_var("ANTHROPIC_4", Some("k4"))) };
     let chat = client(Provider::Anthropic, &config);
     let err = chat.complete(&prompt("doc", "q")).unwrap_err();
+    assert!(!err.permanent, "spent retries on a 503 may succeed later");
     let (service, reason) = remote(err);
     assert_eq!(service, format!("test-model at {}/messages", server.url));
     assert!(reason.contains("HTTP 503 Service Unavailable: try later"), "{reason}");
@@ -318,6 +319,7 @@ fn anthropic_401_fails_at_once_and_never_shows_the_key() {
     });
     let chat = client(Provider::Anthropic, &chat_config(&server, &key_var("ANTHROPIC_5", Some(key))));
     let err = chat.complete(&prompt("doc", "q")).unwrap_err();
+    assert!(err.permanent, "a 401 cannot succeed by waiting");
     let (shown, debugged) = (err.to_string(), format!("{err:?}"));
     assert_eq!(server.count(), 1, "a 401 is not retried");
     for text in [&shown, &debugged] {
@@ -585,6 +587,23 @@ fn contextualizer_falls_back_to_structural_for_a_failing_chunk() {
     assert_eq!((situation.written, situation.fallbacks, situation.cached), (chunks.len() - 1, 1, 0));
     assert_eq!(situation.to_cache.len(), chunks.len() - 1, "fallbacks are not cached");
     assert_eq!(again[marked[0]].context.as_deref(), Some(structural(&doc, &chunks[marked[0]]).as_str()));
+}
+
+/// A refusal no retry can mend (401) stops the calls: one request in all, every chunk gets
+/// its structural context, and the contextualizer says why it stopped.
+#[test]
+fn a_refused_key_stops_the_calls_after_the_first() {
+    let (doc, chunks, tokenizer) = ingest(&guide(3, 4), 32);
+    assert!(chunks.len() >= 4);
+    let server = Server::start(|_, _| error_answer(401, "authentication_error", "invalid x-api-key"));
+    let contextualizer = LlmContextualizer::new(
+        client(Provider::Anthropic, &chat_config(&server, &key_var("CTX_STOP", Some("bad")))),
+        tokenizer,
+    );
+    let situated = contextualizer.contextualize(&doc, &refs(&chunks)).unwrap();
+    assert!(situated.iter().all(|s| s.source == ContextSource::Fallback));
+    assert_eq!(server.count(), 1, "no call after the refusal");
+    assert!(contextualizer.stopped().unwrap().contains("HTTP 401"), "{:?}", contextualizer.stopped());
 }
 
 /// A document longer than the window (`window_tokens = 1024`, the least allowed) is shown

@@ -46,7 +46,8 @@ pub fn rerank(
             (c.chunk.id.as_str(), text)
         })
         .collect();
-    let passages: Vec<&str> = ids.iter().map(|id| texts.get(id.as_str()).map_or("", String::as_str)).collect();
+    let passages: Vec<&str> =
+        ids.iter().map(|id| texts.get(id.as_str()).map_or("", String::as_str)).collect();
     let scores = reranker.score(query, &passages)?;
     if scores.len() != passages.len() {
         return Err(strata_core::Error::Internal(format!(

@@ -23,8 +23,8 @@ use crate::hierarchy::{self, SectionKey, SectionList};
 use crate::highlight::{self, Passage};
 use crate::plan::Plan;
 use crate::request::{Mode, SearchRequest};
-use crate::response::{SearchHit, SearchResponse, Timings};
 use crate::rerank;
+use crate::response::{SearchHit, SearchResponse, Timings};
 use crate::retrieve::{self, LEG_DEPTH};
 
 fn ms_since(at: Instant) -> f64 {

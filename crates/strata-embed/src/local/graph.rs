@@ -463,7 +463,8 @@ impl<'a> Builder<'a> {
                 let pooled = self.node("MatMul", &[&cls, &pool_w], vec![])?;
                 let pooled = self.node("Add", &[&pooled, &pool_b], vec![])?;
                 let pooled = self.node("Tanh", &[&pooled], vec![])?;
-                let class_w = self.init_f32("classifier.weight", &[h, labels], &transpose(&weight, labels, h))?;
+                let class_w =
+                    self.init_f32("classifier.weight", &[h, labels], &transpose(&weight, labels, h))?;
                 let (_, bias) = self.w.get_full("classifier.bias")?;
                 if bias.len() != labels {
                     return Err(Error::user(format!(

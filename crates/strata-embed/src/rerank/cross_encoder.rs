@@ -18,7 +18,9 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
 use strata_core::{Error, Result};
-use tokenizers::{EncodeInput, Encoding, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
+use tokenizers::{
+    EncodeInput, Encoding, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
+};
 
 use super::Reranker;
 use crate::folder::{ModelFolder, Weights};
@@ -145,7 +147,8 @@ impl Reranker for CrossEncoder {
     }
 
     fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>> {
-        let encodings: Vec<Encoding> = passages.iter().map(|p| self.encode(query, p)).collect::<Result<_>>()?;
+        let encodings: Vec<Encoding> =
+            passages.iter().map(|p| self.encode(query, p)).collect::<Result<_>>()?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].len()));
         let mut scores = vec![0.0f32; passages.len()];

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use strata_core::{Chunk, Document, Result};
 
-pub use structural::{add_structural, structural, Structural};
+pub use structural::{add_structural, structural, Structural, MAX_CONTEXT};
 
 /// What wrote a chunk's context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -115,7 +115,11 @@ impl ContextCache for NoCache {
 /// model and the prompt version).
 pub fn cache_key(doc: &Document, chunk: &Chunk, contextualizer_id: &str) -> String {
     let mut h = blake3::Hasher::new();
-    for part in [doc.source.content_hash.as_bytes(), chunk.span.slice(&doc.text).as_bytes(), contextualizer_id.as_bytes()] {
+    for part in [
+        doc.source.content_hash.as_bytes(),
+        chunk.span.slice(&doc.text).as_bytes(),
+        contextualizer_id.as_bytes(),
+    ] {
         h.update(&(part.len() as u64).to_le_bytes());
         h.update(part);
     }
@@ -203,6 +207,7 @@ pub fn estimate(
 ) -> Result<(usize, Usage)> {
     let keys: Vec<String> = chunks.iter().map(|c| cache_key(doc, c, contextualizer.id())).collect();
     let hits = if contextualizer.cacheable() { cache.get(&keys)? } else { HashMap::new() };
-    let todo: Vec<&Chunk> = chunks.iter().zip(&keys).filter(|(_, k)| !hits.contains_key(*k)).map(|(c, _)| c).collect();
+    let todo: Vec<&Chunk> =
+        chunks.iter().zip(&keys).filter(|(_, k)| !hits.contains_key(*k)).map(|(c, _)| c).collect();
     Ok((chunks.len() - todo.len(), contextualizer.estimate(doc, &todo)))
 }

@@ -4,8 +4,8 @@
 //! It holds, on one line each part that says something:
 //! - the document title and the heading path (its top and its last two levels when deep);
 //! - the section number, when the headings do not print it;
-//! - the section's lead: its summary, else its first sentence (at most [`LEAD_WORDS`]
-//!   words), unless the chunk itself holds it;
+//! - the section's lead: its summary, else its first sentence (sentences until
+//!   [`LEAD_MIN_WORDS`] words, at most [`LEAD_WORDS`]), unless the chunk itself holds it;
 //! - the defined terms the chunk uses.
 //!
 //! e.g. `Title 35—Patents › Chapter 10 › §102. Conditions for patentability | lead: A person
@@ -17,12 +17,17 @@ use strata_core::{Chunk, Document, Result, Span};
 
 use super::{ContextSource, Contextualizer, Situated};
 
-/// Longest context, in bytes; it shares the embedding model's window with the chunk.
-const MAX_CONTEXT: usize = 400;
+/// Longest context, in bytes (about 64 tokens of English). The dense leg embeds the context
+/// in place of the chunk's overlap, whose 64 tokens the chunk size leaves room for in the
+/// embedding model's window; a longer context would push the chunk's tail out of it.
+pub const MAX_CONTEXT: usize = 256;
 /// Defined terms named at most.
 const MAX_TERMS: usize = 5;
 /// Words of the lead kept at most.
-pub const LEAD_WORDS: usize = 30;
+pub const LEAD_WORDS: usize = 24;
+/// Words the lead takes at least, sentence by sentence: a first "sentence" cut short by an
+/// abbreviation the splitter does not know (`Pub. L.`) says nothing alone.
+const LEAD_MIN_WORDS: usize = 8;
 /// Bytes of a section read to find its first sentence.
 const LEAD_SCAN: usize = 2048;
 
@@ -42,7 +47,11 @@ impl Contextualizer for Structural {
     fn contextualize(&self, doc: &Document, chunks: &[&Chunk]) -> Result<Vec<Situated>> {
         Ok(chunks
             .iter()
-            .map(|c| Situated { context: structural(doc, c), source: ContextSource::Structural, truncated: false })
+            .map(|c| Situated {
+                context: structural(doc, c),
+                source: ContextSource::Structural,
+                truncated: false,
+            })
             .collect())
     }
 }
@@ -92,8 +101,8 @@ pub fn structural(doc: &Document, chunk: &Chunk) -> String {
 }
 
 /// The lead of `node`: its summary, else the first sentence of its text after the heading
-/// (whitespace collapsed, at most [`LEAD_WORDS`] words); `None` when `chunk` already holds
-/// that sentence or there is none.
+/// (whitespace collapsed; sentences until [`LEAD_MIN_WORDS`] words, at most [`LEAD_WORDS`]);
+/// `None` when `chunk` already holds its start or there is none.
 fn lead(doc: &Document, node: &strata_core::Node, chunk: Span) -> Option<String> {
     if let Some(summary) = &node.summary {
         return Some(words(summary, LEAD_WORDS)).filter(|s| !s.is_empty());
@@ -110,7 +119,12 @@ fn lead(doc: &Document, node: &strata_core::Node, chunk: Span) -> Option<String>
         scan -= 1;
     }
     let window = &doc.text[start..scan];
-    let end = crate::sentence::sentence_starts(window).first().copied().unwrap_or(window.len());
+    let starts = crate::sentence::sentence_starts(window);
+    let end = starts
+        .iter()
+        .copied()
+        .find(|&s| window[..s].split_whitespace().count() >= LEAD_MIN_WORDS)
+        .unwrap_or(window.len());
     Some(words(&window[..end], LEAD_WORDS)).filter(|s| !s.is_empty())
 }
 
@@ -165,6 +179,42 @@ mod tests {
         let indexed = linux.indexed_text(&record.document.text);
         assert!(indexed.starts_with("Guide › Setup › Linux\n"), "{indexed}");
         assert!(!linux.span.slice(&record.document.text).contains('›'));
+    }
+
+    #[test]
+    fn lead_situates_later_chunks_of_a_section_but_not_its_first() {
+        let body: String =
+            (0..60).map(|i| format!("Filler sentence number {i} about nothing much. ")).collect();
+        let text = format!(
+            "# Act
+
+## Sec. 4. Powers
+
+Pub. L. 101 gives the board its powers over all ports. {body}
+"
+        );
+        let pipeline = Pipeline::new(&Config {
+            chunk: strata_core::config::ChunkConfig { max_tokens: 64, overlap: 8 },
+            ..Config::default()
+        })
+        .unwrap();
+        let source = Source {
+            path: "/tmp/act.md".into(),
+            format: Format::Markdown,
+            content_hash: String::new(),
+            size: 0,
+            mtime: None,
+        };
+        let doc = pipeline.read_bytes(source, text.as_bytes()).unwrap();
+        let record = pipeline.process(doc);
+        let in_section: Vec<&Chunk> = record.chunks.iter().filter(|c| c.heading_path.len() == 2).collect();
+        assert!(in_section.len() >= 3, "{}", in_section.len());
+        let first = structural(&record.document, in_section[0]);
+        assert!(!first.contains("lead:"), "the first chunk holds the lead itself: {first}");
+        let later = structural(&record.document, in_section[2]);
+        // "Pub." does not end the lead: sentences are taken until it has 8 words.
+        assert!(later.contains("| lead: Pub. L. 101 gives the board its powers over all ports."), "{later}");
+        assert!(later.len() <= MAX_CONTEXT + '…'.len_utf8());
     }
 
     #[test]

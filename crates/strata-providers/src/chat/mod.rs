@@ -20,7 +20,7 @@ use strata_ingest::context::Usage;
 
 use crate::limiter::Limiter;
 use crate::secret::ApiKey;
-use crate::transport::{KeyHeader, Policy, Transport};
+use crate::transport::{Failed, KeyHeader, Policy, Transport};
 
 /// The two wire formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +119,13 @@ impl ChatClient {
     /// servers need none), the provider's 401 will say so.
     pub fn new(provider: Provider, config: &ChatConfig) -> Result<ChatClient> {
         config.validate("llm", "the chat configuration")?;
-        let or = |value: &str, default: &str| if value.trim().is_empty() { default.to_string() } else { value.trim().to_string() };
+        let or = |value: &str, default: &str| {
+            if value.trim().is_empty() {
+                default.to_string()
+            } else {
+                value.trim().to_string()
+            }
+        };
         let model = or(&config.model, provider.default_model());
         let base = or(&config.base_url, provider.default_base());
         let key_env = or(&config.api_key_env, provider.default_key_env());
@@ -128,14 +134,18 @@ impl ChatClient {
             tracing::debug!(var = %key_env, "no API key set; sending requests without one");
         }
         let (path, key_header, headers) = match provider {
-            Provider::Anthropic => ("/messages", KeyHeader::XApiKey, vec![("anthropic-version", anthropic::VERSION.to_string())]),
+            Provider::Anthropic => {
+                ("/messages", KeyHeader::XApiKey, vec![("anthropic-version", anthropic::VERSION.to_string())])
+            }
             Provider::OpenAi => {
-                let header = if config.auth_header == "api-key" { KeyHeader::ApiKey } else { KeyHeader::Bearer };
+                let header =
+                    if config.auth_header == "api-key" { KeyHeader::ApiKey } else { KeyHeader::Bearer };
                 ("/chat/completions", header, Vec::new())
             }
         };
         let url = crate::transport::endpoint(&base, path);
-        let transport = Transport::new(url, &model, key, key_header, headers, Duration::from_secs(config.timeout_secs));
+        let transport =
+            Transport::new(url, &model, key, key_header, headers, Duration::from_secs(config.timeout_secs));
         Ok(ChatClient {
             provider,
             window: if config.window_tokens == 0 { provider.default_window() } else { config.window_tokens },
@@ -144,7 +154,10 @@ impl ChatClient {
             max_tokens: config.max_tokens,
             transport: Arc::new(transport),
             limiter: Arc::new(Limiter::new(config.concurrency)),
-            policy: Policy { max_retries: config.max_retries, backoff: Duration::from_millis(config.backoff_ms) },
+            policy: Policy {
+                max_retries: config.max_retries,
+                backoff: Duration::from_millis(config.backoff_ms),
+            },
         })
     }
 
@@ -184,12 +197,19 @@ impl ChatClient {
     }
 
     /// Sends one prompt, retrying as [`crate::transport`] says.
-    pub fn complete(&self, prompt: &Prompt<'_>) -> Result<Reply> {
+    pub fn complete(&self, prompt: &Prompt<'_>) -> std::result::Result<Reply, Failed> {
         let body = match self.provider {
-            Provider::Anthropic => anthropic::request(&self.model, prompt.max_tokens.unwrap_or(self.max_tokens), prompt),
-            Provider::OpenAi => openai::request(&self.model, prompt.max_tokens.unwrap_or(self.max_tokens), prompt),
+            Provider::Anthropic => {
+                anthropic::request(&self.model, prompt.max_tokens.unwrap_or(self.max_tokens), prompt)
+            }
+            Provider::OpenAi => {
+                openai::request(&self.model, prompt.max_tokens.unwrap_or(self.max_tokens), prompt)
+            }
         };
-        let body = serde_json::to_vec(&body).map_err(|e| Error::Internal(format!("encoding a chat request: {e}")))?;
+        let body = serde_json::to_vec(&body).map_err(|e| Failed {
+            error: Error::Internal(format!("encoding a chat request: {e}")),
+            permanent: true,
+        })?;
         let parse = |text: &str| -> std::result::Result<(String, Usage), String> {
             let json: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
             match self.provider {
