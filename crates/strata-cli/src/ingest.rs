@@ -306,7 +306,7 @@ pub fn run(
                     }
                     if let Some(embedder) = embedder {
                         let started = Instant::now();
-                        match embed(embedder, &ing, &bar, &summary) {
+                        match embed(embedder, pipeline.tokenizer().as_ref(), &ing, &bar, &summary) {
                             Ok((vectors, truncated)) => {
                                 summary.embedded += vectors.len();
                                 summary.truncated += truncated;
@@ -493,16 +493,21 @@ pub fn estimate(config: &Config, index: &Path, inputs: &[String]) -> Result<Esti
 /// Chunks embedded per call, so that progress shows inside long documents.
 const EMBED_SLICE: usize = 64;
 
-/// Embeds the chunks of `ing` as the keyword leg indexes them (context, overlap and own
-/// text); returns the vectors and how many chunks the model truncated.
+/// Embeds the chunks of `ing` (`context::embedded_text`: the context cut to the room the
+/// chunk leaves in the model's window, or the overlap, then the chunk's own text); returns
+/// the vectors and how many chunks the model truncated.
 fn embed(
     embedder: &dyn Embedder,
+    tokenizer: &dyn strata_ingest::tokenize::Tokenizer,
     ing: &strata_ingest::pipeline::Ingested,
     bar: &ProgressBar,
     summary: &Summary,
 ) -> Result<(ChunkVectors, usize)> {
-    let texts: Vec<std::borrow::Cow<'_, str>> =
-        ing.chunks.iter().map(|c| c.embedded_text(&ing.document.text)).collect();
+    let texts: Vec<std::borrow::Cow<'_, str>> = ing
+        .chunks
+        .iter()
+        .map(|c| context::embedded_text(c, &ing.document.text, tokenizer, embedder.info().max_seq_len))
+        .collect();
     let info = embedder.info();
     let mut values = Vec::with_capacity(texts.len() * info.dim);
     let mut truncated = 0;

@@ -116,16 +116,4 @@ impl Chunk {
             None => indexed.into(),
         }
     }
-
-    /// What the dense leg embeds: the context, when there is one, on a line before the
-    /// chunk's own text, else the overlap and the own text. The context takes the overlap's
-    /// place: both situate the chunk, and an embedding model's window (256 tokens for
-    /// MiniLM) that holds chunk and overlap exactly has no room for a third part; with
-    /// both, the model cut the chunk's tail (measured in `bench/results/context-rerank.md`).
-    pub fn embedded_text<'t>(&self, doc_text: &'t str) -> std::borrow::Cow<'t, str> {
-        match &self.context {
-            Some(context) => format!("{context}\n{}", self.span.slice(doc_text)).into(),
-            None => self.indexed_span().slice(doc_text).into(),
-        }
-    }
 }

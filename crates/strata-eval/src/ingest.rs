@@ -214,7 +214,7 @@ pub fn ingest(
                 }
                 if let Some(embedder) = embedder {
                     let at = Instant::now();
-                    let (vectors, truncated) = embed(embedder, &record)?;
+                    let (vectors, truncated) = embed(embedder, pipeline.tokenizer().as_ref(), &record)?;
                     stats.truncated += truncated;
                     record.vectors = Some(vectors);
                     record.section_vectors =
@@ -373,11 +373,18 @@ impl IndexedSet {
 
 /// Embeds a document's chunks as the legs index them; returns the vectors and how many
 /// chunks the model truncated.
-fn embed(embedder: &dyn Embedder, record: &Ingested) -> Result<(ChunkVectors, usize)> {
-    let texts: Vec<std::borrow::Cow<'_, str>> =
-        record.chunks.iter().map(|c| c.embedded_text(&record.document.text)).collect();
-    let refs: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
+fn embed(
+    embedder: &dyn Embedder,
+    tokenizer: &dyn strata_ingest::tokenize::Tokenizer,
+    record: &Ingested,
+) -> Result<(ChunkVectors, usize)> {
     let info = embedder.info();
+    let texts: Vec<std::borrow::Cow<'_, str>> = record
+        .chunks
+        .iter()
+        .map(|c| context::embedded_text(c, &record.document.text, tokenizer, info.max_seq_len))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
     let vectors = embedder.embed_passages(&refs)?;
     let truncated = vectors.truncated().len();
     Ok((

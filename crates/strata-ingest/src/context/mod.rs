@@ -126,6 +126,37 @@ pub fn cache_key(doc: &Document, chunk: &Chunk, contextualizer_id: &str) -> Stri
     h.finalize().to_hex()[..32].to_string()
 }
 
+/// What the dense leg embeds for `chunk` of `doc_text`, in an embedding window of `window`
+/// tokens counted by `tokenizer` (the one that sized the chunks).
+///
+/// Without a context: the overlap and the chunk's own text, which the chunk size leaves room
+/// for. With one: the context on a line before the chunk's own text, in place of the
+/// overlap (both situate the chunk), and cut to the room the chunk leaves, so that the
+/// embedding model's truncation never takes the chunk's tail: with 190-token chunks in
+/// MiniLM's 256-token window, whole contexts pushed the tails of 296 of 737 given chunks of
+/// the Anthropic set out of it, and dense recall@5 fell from 0.676 to 0.628.
+pub fn embedded_text<'t>(
+    chunk: &Chunk,
+    doc_text: &'t str,
+    tokenizer: &dyn crate::tokenize::Tokenizer,
+    window: usize,
+) -> std::borrow::Cow<'t, str> {
+    let own = chunk.span.slice(doc_text);
+    let Some(context) = &chunk.context else {
+        return chunk.indexed_span().slice(doc_text).into();
+    };
+    // [CLS], [SEP] and the line break.
+    let room = window.saturating_sub(chunk.tokens as usize + 3);
+    let starts = tokenizer.token_starts(context);
+    if starts.len() <= room {
+        return format!("{context}\n{own}").into();
+    }
+    if room < 4 {
+        return own.into();
+    }
+    format!("{}…\n{own}", context[..starts[room - 1]].trim_end()).into()
+}
+
 /// What [`situate`] did for one document.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Situation {

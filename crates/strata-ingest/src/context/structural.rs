@@ -218,6 +218,25 @@ Pub. L. 101 gives the board its powers over all ports. {body}
     }
 
     #[test]
+    fn the_dense_text_cuts_the_context_never_the_chunk() {
+        let (pipeline, doc) = read(TEXT);
+        let mut record = pipeline.process(doc);
+        add_structural(&record.document, &mut record.chunks);
+        let tok = pipeline.tokenizer().as_ref();
+        let text = &record.document.text;
+        let linux = record.chunks.iter().find(|c| c.span.slice(text).contains("apt")).unwrap();
+        let own = linux.span.slice(text);
+        let roomy = crate::context::embedded_text(linux, text, tok, 512);
+        assert_eq!(roomy, format!("Guide › Setup › Linux\n{own}"));
+        let tight = crate::context::embedded_text(linux, text, tok, linux.tokens as usize + 3 + 4);
+        assert!(tight.ends_with(&format!("…\n{own}")) && tight.starts_with("Guide"), "{tight}");
+        assert_eq!(crate::context::embedded_text(linux, text, tok, linux.tokens as usize), own);
+        let mut bare = linux.clone();
+        bare.context = None;
+        assert_eq!(crate::context::embedded_text(&bare, text, tok, 512), bare.indexed_span().slice(text));
+    }
+
+    #[test]
     fn given_spans_become_chunks_of_the_section_they_start_in() {
         let (pipeline, doc) = read(TEXT);
         let setup = TEXT.find("## Setup").unwrap();
