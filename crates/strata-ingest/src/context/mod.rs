@@ -5,8 +5,9 @@
 //! A [`Contextualizer`] writes the contexts of one document's chunks. [`Structural`] is the
 //! offline, deterministic default ([`structural`]); language-model contextualizers live in
 //! `strata-providers`. [`situate`] runs one over a document with a [`ContextCache`], so a
-//! context a model wrote is paid for once: re-ingesting an unchanged document, or the same
-//! text under another path or chunking, finds its contexts by [`cache_key`].
+//! context a model wrote is paid for once: re-ingesting an unchanged document (`--force`,
+//! after a removal, or the same file under another path) finds its contexts by
+//! [`cache_key`].
 
 mod structural;
 
@@ -25,8 +26,6 @@ pub enum ContextSource {
     Structural,
     /// A language model, in this run.
     Model,
-    /// A language model, in an earlier run (found in the cache).
-    Cached,
     /// A language model was asked and failed; the structural context stands in.
     Fallback,
 }
@@ -222,7 +221,7 @@ pub fn situate(
                 out.to_cache.push((keys[i].clone(), s.context.clone()));
             }
             ContextSource::Fallback => out.fallbacks += 1,
-            ContextSource::Cached | ContextSource::Structural => {}
+            ContextSource::Structural => {}
         }
         chunks[i].context = Some(s.context);
     }
