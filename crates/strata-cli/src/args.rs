@@ -175,7 +175,9 @@ pub struct EvalArgs {
     /// model's window), or a token count (default: given,auto for pre-split sets, else auto).
     #[arg(long, value_delimiter = ',')]
     pub chunking: Vec<String>,
-    /// Contexts prepended for indexing, comma-separated: none, structural.
+    /// Contexts prepended for indexing, comma-separated: none, structural, anthropic, openai
+    /// (a language model, `[context.llm]`; its contexts are kept in INDEX_DIR/contexts.jsonl,
+    /// so a second run calls nothing).
     #[arg(long, value_delimiter = ',', default_value = "none")]
     pub context: Vec<String>,
     /// Only the first N queries.

@@ -61,31 +61,116 @@ impl Chunking {
 pub enum ContextMode {
     /// None: chunks are indexed as they are.
     None,
-    /// `strata_ingest::context::structural`: title, heading path, defined terms.
+    /// `strata_ingest::context::structural`: title, heading path, section number, lead,
+    /// defined terms.
     Structural,
+    /// Written by the Anthropic Messages API (`[context.llm]`).
+    Anthropic,
+    /// Written by an OpenAI-compatible chat API (`[context.llm]`).
+    OpenAi,
 }
 
 impl ContextMode {
-    /// Parses `none`/`off` or `structural`/`on`.
+    /// Parses `none`/`off`, `structural`/`on`, `anthropic` or `openai`.
     pub fn parse(s: &str) -> Result<ContextMode> {
         match s.trim() {
             "none" | "off" => Ok(ContextMode::None),
             "structural" | "on" => Ok(ContextMode::Structural),
-            other => Err(Error::user(format!(
-                "context {other:?} is not none or structural (eval runs offline contexts; a language \
-                 model's contexts are measured by ingesting with `strata ingest --contextualize` and \
-                 evaluating a JSONL set against that index)"
-            ))),
+            "anthropic" => Ok(ContextMode::Anthropic),
+            "openai" => Ok(ContextMode::OpenAi),
+            other => {
+                Err(Error::user(format!("context {other:?} is not none, structural, anthropic or openai")))
+            }
         }
     }
 
-    /// Label in reports.
+    /// Label in reports (also the `[context] kind` it stands for).
     pub fn label(&self) -> &'static str {
         match self {
             ContextMode::None => "none",
             ContextMode::Structural => "structural",
+            ContextMode::Anthropic => "anthropic",
+            ContextMode::OpenAi => "openai",
         }
     }
+}
+
+/// File, beside the ingests' indexes, where contexts a language model wrote are kept
+/// between runs: each ingest's index is made anew, its contexts are not. One JSON object
+/// `{"key", "context"}` per line, appended; a line cut by a crash is skipped when read.
+pub const CONTEXT_CACHE_FILE: &str = "contexts.jsonl";
+
+/// The contexts of [`CONTEXT_CACHE_FILE`], by cache key, appended to as they come.
+struct FileCache {
+    path: std::path::PathBuf,
+    entries: HashMap<String, String>,
+}
+
+impl FileCache {
+    fn open(path: std::path::PathBuf) -> Result<FileCache> {
+        let mut entries = HashMap::new();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                for line in text.lines() {
+                    #[derive(serde::Deserialize)]
+                    struct Entry {
+                        key: String,
+                        context: String,
+                    }
+                    if let Ok(e) = serde_json::from_str::<Entry>(line) {
+                        entries.insert(e.key, e.context);
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+        }
+        Ok(FileCache { path, entries })
+    }
+
+    fn append(&mut self, new: &[(String, String)]) -> Result<()> {
+        use std::io::Write;
+        if new.is_empty() {
+            return Ok(());
+        }
+        let mut out = String::new();
+        for (key, context) in new {
+            out.push_str(&serde_json::json!({"key": key, "context": context}).to_string());
+            out.push('\n');
+            self.entries.insert(key.clone(), context.clone());
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| Error::io(format!("opening {}", self.path.display()), e))?;
+        file.write_all(out.as_bytes()).map_err(|e| Error::io(format!("writing {}", self.path.display()), e))
+    }
+}
+
+impl context::ContextCache for FileCache {
+    fn get(&self, keys: &[String]) -> Result<HashMap<String, String>> {
+        Ok(keys.iter().filter_map(|k| Some((k.clone(), self.entries.get(k)?.clone()))).collect())
+    }
+}
+
+/// How an ingest's chunks got their contexts from a language model.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ContextStats {
+    /// The contextualizer (`anthropic:claude-haiku-4-5@1`).
+    pub contextualizer: String,
+    /// Chunks whose context came from the cache file.
+    pub cached: usize,
+    /// Chunks the model wrote a context for in this run.
+    pub written: usize,
+    /// Chunks that fell back to their structural context.
+    pub fallbacks: usize,
+    /// Chunks of documents cut to fit the model's window.
+    pub truncated: usize,
+    /// What the provider reported.
+    pub usage: context::Usage,
+    /// Its cost in USD, when the model's price is known.
+    pub cost_usd: Option<f64>,
 }
 
 /// One ingest of the grid.
@@ -135,6 +220,9 @@ pub struct IngestStats {
     pub realigned: Vec<(String, f64)>,
     /// What fitting chunks to the model changed, if anything.
     pub note: Option<String>,
+    /// Language-model contexts, when the ingest had them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contexts: Option<ContextStats>,
 }
 
 /// A document as judging sees it.
@@ -202,6 +290,23 @@ pub fn ingest(
             }
         }
     }
+    let model_contexts = matches!(ingest.context, ContextMode::Anthropic | ContextMode::OpenAi);
+    let chosen = if model_contexts {
+        let context_config = strata_core::config::ContextConfig {
+            kind: ingest.context.label().to_string(),
+            llm: config.context.llm.clone(),
+        };
+        strata_providers::choose::contextualizer(&context_config, pipeline.tokenizer().clone())?
+    } else {
+        strata_providers::choose::Chosen::None
+    };
+    let mut cache = match (model_contexts, dir.parent()) {
+        (true, Some(parent)) => Some(FileCache::open(parent.join(CONTEXT_CACHE_FILE))?),
+        _ => None,
+    };
+    if let Some(llm) = chosen.llm() {
+        stats.contexts = Some(ContextStats { contextualizer: llm.id_string(), ..ContextStats::default() });
+    }
     let mut docs = HashMap::new();
     let mut names = HashMap::new();
     let mut ids: HashSet<DocId> = HashSet::new();
@@ -211,6 +316,17 @@ pub fn ingest(
             Ok((mut record, view)) => {
                 if ingest.context == ContextMode::Structural {
                     context::add_structural(&record.document, &mut record.chunks);
+                }
+                if let (Some(contextualizer), Some(cache), Some(tally)) =
+                    (chosen.get(), cache.as_mut(), stats.contexts.as_mut())
+                {
+                    let situation =
+                        context::situate(contextualizer, cache, &record.document, &mut record.chunks)?;
+                    cache.append(&situation.to_cache)?;
+                    tally.cached += situation.cached;
+                    tally.written += situation.written;
+                    tally.fallbacks += situation.fallbacks;
+                    tally.truncated += situation.truncated;
                 }
                 if let Some(embedder) = embedder {
                     let at = Instant::now();
@@ -239,6 +355,10 @@ pub fn ingest(
         on_doc(&input.name);
     }
     store.commit()?;
+    if let (Some(llm), Some(tally)) = (chosen.llm(), stats.contexts.as_mut()) {
+        tally.usage = llm.usage();
+        tally.cost_usd = llm.client().price().map(|p| strata_providers::cost::cost(&tally.usage, &p));
+    }
     stats.seconds = started.elapsed().as_secs_f64();
     stats.mean_chunk_tokens = if stats.chunks == 0 { 0.0 } else { tokens as f64 / stats.chunks as f64 };
     stats.index_bytes = store.size_on_disk();

@@ -205,6 +205,18 @@ pub fn run(
         if let Some(note) = &set.stats.note {
             report.notes.push(format!("ingest {label}: {note}"));
         }
+        if let Some(c) = &set.stats.contexts {
+            report.notes.push(format!(
+                "ingest {label}: contexts by {}: {} written, {} from {}, {} structural fallbacks, {} chunks of cut documents; {}",
+                c.contextualizer,
+                c.written,
+                c.cached,
+                crate::ingest::CONTEXT_CACHE_FILE,
+                c.fallbacks,
+                c.truncated,
+                strata_providers::cost::describe(&c.usage, c.cost_usd)
+            ));
+        }
         if !set.stats.failed.is_empty() {
             report.notes.push(format!(
                 "ingest {label}: {} documents failed, first: {} ({})",
