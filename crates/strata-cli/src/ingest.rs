@@ -5,9 +5,11 @@
 //! is reported and skipped; the others go on. Commits happen every `ingest.commit_every`
 //! documents and at the end, so a crash loses at most the documents since the last commit.
 //!
-//! Before embedding, the main thread sets each chunk's context (`[context] kind`, structural
-//! by default): contexts a language model wrote earlier come from the store's cache, the
-//! rest are asked for, the model's calls running concurrently inside each document.
+//! The workers also set each chunk's context (`[context] kind`, structural by default):
+//! contexts a language model wrote earlier come from the store's cache (through a reader of
+//! the last commit), the rest are asked for, at most `[context.llm] concurrency` calls in
+//! flight across all workers; with a language model there are that many workers (up to 16),
+//! since they wait on the network. The main thread stages the new contexts for the cache.
 //!
 //! With the dense leg on, the main thread also embeds each document's chunks before writing
 //! them (the embedder uses every core itself), in slices so the progress bar moves inside
@@ -190,7 +192,8 @@ fn failed(path: &str, msg: String) -> FileOutcome {
 }
 
 enum Work {
-    Done(PathBuf, Box<strata_ingest::pipeline::Ingested>),
+    /// Read, chunked and situated (or why its contexts failed).
+    Done(PathBuf, Box<strata_ingest::pipeline::Ingested>, strata_core::Result<context::Situation>),
     Unchanged(PathBuf, DocId),
     Failed(PathBuf, String),
 }
@@ -231,7 +234,13 @@ pub fn run(
     };
 
     let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(1, 8);
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(1, 8);
+    // A language model's calls wait on the network: more documents in flight keep the
+    // shared limiter's slots busy (small documents have few chunks to fan out).
+    let workers =
+        if chosen.llm().is_some() { config.context.llm.concurrency.clamp(cores, 16) } else { cores };
+    // The workers look up cached contexts through a reader of the last commit.
+    let reader = if chosen.llm().is_some() { Some(EmbeddedStore::open(index)?) } else { None };
     let (tx, rx) = mpsc::sync_channel::<Work>(workers * 2);
     let mut written = 0usize;
     let mut since_commit = 0usize;
@@ -254,7 +263,8 @@ pub fn run(
     let write_result: Result<()> = std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (files, next, pipeline, known) = (&files, &next, &pipeline, &known);
+            let (files, next, pipeline, known, chosen, reader) =
+                (&files, &next, &pipeline, &known, &chosen, &reader);
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(path) = files.get(i) else { break };
@@ -266,7 +276,10 @@ pub fn run(
                             Work::Unchanged(path.clone(), id)
                         } else {
                             match pipeline.read_bytes(source, &bytes).and_then(|d| pipeline.try_process(d)) {
-                                Ok(ing) => Work::Done(path.clone(), Box::new(ing)),
+                                Ok(mut ing) => {
+                                    let situation = situate(chosen, reader.as_ref(), &mut ing);
+                                    Work::Done(path.clone(), Box::new(ing), situation)
+                                }
                                 Err(e) => Work::Failed(path.clone(), e.to_string()),
                             }
                         }
@@ -280,7 +293,7 @@ pub fn run(
         drop(tx);
         for work in rx {
             match work {
-                Work::Done(path, mut ing) => {
+                Work::Done(path, mut ing, situation) => {
                     bar.set_message(path.display().to_string());
                     let id = ing.document.id.clone();
                     let source = ing.document.source.path.clone();
@@ -295,8 +308,8 @@ pub fn run(
                         continue;
                     }
                     let mut messages = ing.document.warnings.clone();
-                    if let Err(e) =
-                        situate(&chosen, &mut store, &mut ing, &mut summary.contexts, &mut messages)
+                    if let Err(e) = situation
+                        .and_then(|s| record(&s, &chosen, &mut store, &mut summary.contexts, &mut messages))
                     {
                         summary.failed += 1;
                         let msg = format!("{}: writing its chunks' contexts failed: {e}", path.display());
@@ -409,16 +422,29 @@ pub fn run(
     Ok(summary)
 }
 
-/// Sets the contexts of `ing`'s chunks and stages new ones for the cache.
+/// Sets the contexts of `ing`'s chunks (in a worker), taking cached ones from `reader`.
 fn situate(
     chosen: &Chosen,
-    store: &mut EmbeddedStore,
+    reader: Option<&EmbeddedStore>,
     ing: &mut strata_ingest::pipeline::Ingested,
+) -> strata_core::Result<context::Situation> {
+    let Some(contextualizer) = chosen.get() else { return Ok(context::Situation::default()) };
+    match reader {
+        Some(store) => context::situate(contextualizer, &StoreCache(store), &ing.document, &mut ing.chunks),
+        None => context::situate(contextualizer, &context::NoCache, &ing.document, &mut ing.chunks),
+    }
+}
+
+/// Counts what `situate` did, tells the file's outcome, and stages new contexts for the
+/// cache (on the writing thread).
+fn record(
+    situation: &context::Situation,
+    chosen: &Chosen,
+    store: &mut EmbeddedStore,
     tally: &mut ContextTally,
     messages: &mut Vec<String>,
 ) -> strata_core::Result<()> {
     let Some(contextualizer) = chosen.get() else { return Ok(()) };
-    let situation = context::situate(contextualizer, &StoreCache(store), &ing.document, &mut ing.chunks)?;
     tally.cached += situation.cached;
     tally.written += situation.written;
     tally.fallbacks += situation.fallbacks;

@@ -185,3 +185,37 @@ fn rerank_api_orders_the_hits_and_a_failure_keeps_the_fused_order() {
     let (off, _) = run(&config, &index, &["search", "gizmo", "--mode", "keyword", "--no-rerank"]);
     assert!(off.get("warnings").is_none() && down.count() == 1, "--no-rerank calls nothing");
 }
+
+/// Many small documents: their calls overlap across documents, never more than
+/// `[context.llm] concurrency` at once, and every chunk gets its model context.
+#[test]
+fn calls_overlap_across_documents_within_the_concurrency_bound() {
+    let server = Server::start(|_, seen| {
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        anthropic(seen)
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (index, config) = (dir.path().join("index"), dir.path().join("strata.toml"));
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    for i in 0..8 {
+        std::fs::write(
+            docs.join(format!("note-{i}.md")),
+            format!("# Note {i}\n\nA single short paragraph number {i}.\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        &config,
+        format!(
+            "[context]\nkind = \"anthropic\"\n[context.llm]\nbase_url = \"{}\"\napi_key_env = \"{KEY_VAR}\"\nconcurrency = 3\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    let (summary, _) = run(&config, &index, &["ingest", docs.to_str().unwrap()]);
+    assert_eq!(summary["ingested"], 8, "{summary:#}");
+    assert_eq!(summary["contexts"]["written"], summary["chunks"]);
+    let peak = server.max_in_flight();
+    assert!((2..=3).contains(&peak), "peak of {peak} calls in flight with concurrency 3");
+}
