@@ -3,6 +3,7 @@
 
 mod args;
 mod embedder;
+mod estimate;
 mod eval;
 mod ingest;
 mod render;
@@ -76,7 +77,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 config.validate("--contextualize")?;
             }
             if dry_run {
-                let estimate = ingest::estimate(&config, &cli.index, &paths)?;
+                let estimate = estimate::estimate(&config, &cli.index, &paths)?;
                 emit(cli.json, &estimate, render::estimate)?;
                 return Ok(ExitCode::SUCCESS);
             }

@@ -150,7 +150,7 @@ pub fn ingest(s: &Summary) {
 }
 
 /// What `ingest --dry-run` predicts.
-pub fn estimate(e: &crate::ingest::Estimate) {
+pub fn estimate(e: &crate::estimate::Estimate) {
     for m in &e.messages {
         eprintln!("error: {m}");
     }

@@ -305,7 +305,9 @@ pub fn ingest(
         _ => None,
     };
     if let Some(llm) = chosen.llm() {
-        stats.contexts = Some(ContextStats { contextualizer: llm.id_string(), ..ContextStats::default() });
+        use strata_ingest::context::Contextualizer;
+        stats.contexts =
+            Some(ContextStats { contextualizer: llm.id().to_string(), ..ContextStats::default() });
     }
     let mut docs = HashMap::new();
     let mut names = HashMap::new();

@@ -120,11 +120,6 @@ impl LlmContextualizer {
         self.view(doc, &refs).truncated()
     }
 
-    /// The contextualizer's id, owned (`anthropic:claude-haiku-4-5@1`).
-    pub fn id_string(&self) -> String {
-        self.id.clone()
-    }
-
     /// The client.
     pub fn client(&self) -> &ChatClient {
         &self.client
