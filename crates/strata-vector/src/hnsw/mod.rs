@@ -10,7 +10,7 @@
 //! **Filters.** A filtered search traverses rejected rows but never returns them (as hnswlib
 //! does). When the filter is selective this gets slow and loses recall, so the search first
 //! estimates the share of accepted rows on an evenly spaced sample of up to
-//! [`FILTER_SAMPLE`] rows and answers with exact [`flat::search`](crate::flat::search) instead
+//! [`FILTER_SAMPLE`] rows and answers with exact [`flat::search`] instead
 //! when that share is below [`FLAT_FALLBACK_SHARE`] (10 %) or the estimated number of accepted
 //! rows is below `2 × ef`. It also falls back when the graph search returns fewer than `k` rows.
 //! Scoring the accepted rows exactly costs at most 10 % of a full scan, less than a graph search

@@ -22,7 +22,7 @@
 //! the call stack. Legal unit headings (`PART II`, `CHAPTER 10`, `§102`), which the US Code
 //! puts all at `h3`, are re-leveled by [`super::levels::refine_unit_levels`].
 //!
-//! [`walk`] holds the walk and the text it writes, [`chrome`] what it drops.
+//! `walk` holds the walk and the text it writes, `chrome` what it drops.
 
 mod chrome;
 #[cfg(test)]

@@ -3,17 +3,17 @@
 //!
 //! The stages, one file each:
 //!
-//! - [`content`]: the content-stream interpreter, page operators to positioned glyphs;
-//! - [`fonts`]: decoding (ToUnicode, standard encodings, `/Differences`), glyph widths and
-//!   boldness; [`glyphs`]: glyph names to text for fonts without ToUnicode;
-//! - [`layout`]: glyphs to segments, columns and lines in reading order;
-//! - [`furniture`]: running headers, footers and page numbers found across pages and left out;
-//! - [`contents`]: table-of-contents pages recognized, their leader lines left out;
-//! - [`page_text`]: lines to paragraphs, hyphenated line ends joined, the page breaks;
-//! - [`outline`]: bookmarks mapped to the line of their heading on their page;
-//! - [`headings`]: headings recovered from numbering, font size and weight when there is no
+//! - `content`: the content-stream interpreter, page operators to positioned glyphs;
+//! - `fonts`: decoding (ToUnicode, standard encodings, `/Differences`), glyph widths and
+//!   boldness; `glyphs`: glyph names to text for fonts without ToUnicode;
+//! - `layout`: glyphs to segments, columns and lines in reading order;
+//! - `furniture`: running headers, footers and page numbers found across pages and left out;
+//! - `contents`: table-of-contents pages recognized, their leader lines left out;
+//! - `page_text`: lines to paragraphs, hyphenated line ends joined, the page breaks;
+//! - `outline`: bookmarks mapped to the line of their heading on their page;
+//! - `headings`: headings recovered from numbering, font size and weight when there is no
 //!   outline;
-//! - [`labels`]: `/PageLabels` (roman front matter) as printed page labels; without them,
+//! - `labels`: `/PageLabels` (roman front matter) as printed page labels; without them,
 //!   the page numbers the furniture printed, where they run in sequence.
 //!
 //! Built on `lopdf` (pure Rust, MIT): it parses the file, decrypts files with an empty user

@@ -17,8 +17,8 @@
 //!
 //! Both steps are linear in the input and never index outside a line.
 //!
-//! The stages live in submodules: [`paginate`] (step 1), [`scan`] driving [`numbered`] and
-//! [`heading`] (headings) and [`block`] (blocks) (step 2), and [`title`].
+//! The stages live in submodules: `paginate` (step 1), `scan` driving `numbered` and
+//! `heading` (headings) and `block` (blocks) (step 2), and `title`.
 
 mod block;
 mod heading;
