@@ -78,6 +78,61 @@ pub(crate) fn environment() -> Result<&'static Environment> {
     .map_err(|e| Error::user(e.clone()))
 }
 
+/// The folder's `model.safetensors`, or an error that says how to convert a PyTorch pickle.
+pub(crate) fn safetensors_of(folder: &ModelFolder) -> Result<&Path> {
+    match &folder.weights {
+        Weights::Safetensors(path) => Ok(path),
+        Weights::PytorchBin(path) => Err(Error::user(format!(
+            "{}: strata reads model.safetensors, not PyTorch pickles; convert once with \
+             `python -c \"import torch, safetensors.torch as s; \
+             s.save_file(torch.load('{p}'), '{dir}/model.safetensors')\"`",
+            path.display(),
+            p = path.display(),
+            dir = folder.dir.display()
+        ))),
+    }
+}
+
+/// The folder's `tokenizer.json`, truncating longest-first to `max_length` tokens and not
+/// padding (batches are padded to their longest input by the caller).
+pub(crate) fn tokenizer_for(folder: &ModelFolder, max_length: usize) -> Result<Tokenizer> {
+    let mut tokenizer = Tokenizer::from_file(&folder.tokenizer)
+        .map_err(|e| Error::user(format!("{}: {e}", folder.tokenizer.display())))?;
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length,
+            strategy: TruncationStrategy::LongestFirst,
+            stride: 0,
+            direction: TruncationDirection::Right,
+        }))
+        .map_err(|e| Error::user(format!("{}: {e}", folder.tokenizer.display())))?;
+    tokenizer.with_padding(None);
+    Ok(tokenizer)
+}
+
+/// An ONNX Runtime session for the BERT graph of `folder` ending in `head`: full
+/// optimization, `options.threads` intra-op threads, one inter-op thread. `what` names the
+/// model in errors. The runtime is loaded first: building the graph already calls into it.
+pub(crate) fn session(
+    folder: &ModelFolder,
+    head: graph::Head,
+    options: LocalOptions,
+    what: &str,
+) -> Result<Session> {
+    let env = environment()?;
+    let model = graph::build_with(&folder.config, safetensors_of(folder)?, head)?;
+    let builder = |e: ort::Error| Error::Internal(format!("configuring ONNX Runtime: {e}"));
+    let session_builder = Session::builder(env)
+        .map_err(&builder)?
+        .with_optimization_level(GraphOptimizationLevel::Level3)
+        .map_err(|e| builder(e.into()))?
+        .with_intra_threads(options.threads.max(1))
+        .map_err(|e| builder(e.into()))?
+        .with_inter_threads(1)
+        .map_err(|e| builder(e.into()))?;
+    model.into_session(&session_builder).map_err(|e| Error::Internal(format!("building {what}: {e}")))
+}
+
 impl LocalEmbedder {
     /// Loads model `spec` (a folder path or a name, see [`locate::find_model`]).
     pub fn open(spec: &str, options: LocalOptions) -> Result<LocalEmbedder> {
@@ -87,47 +142,11 @@ impl LocalEmbedder {
 
     /// Loads a model folder that has been read.
     pub fn load(folder: &ModelFolder, options: LocalOptions) -> Result<LocalEmbedder> {
-        let weights = match &folder.weights {
-            Weights::Safetensors(path) => path,
-            Weights::PytorchBin(path) => {
-                return Err(Error::user(format!(
-                    "{}: strata reads model.safetensors, not PyTorch pickles; convert once with \
-                     `python -c \"import torch, safetensors.torch as s; \
-                     s.save_file(torch.load('{p}'), '{dir}/model.safetensors')\"`",
-                    path.display(),
-                    p = path.display(),
-                    dir = folder.dir.display()
-                )))
-            }
-        };
-        let mut tokenizer = Tokenizer::from_file(&folder.tokenizer)
-            .map_err(|e| Error::user(format!("{}: {e}", folder.tokenizer.display())))?;
         // The published tokenizer.json often truncates and pads to 128; strata truncates to
         // the model's window and pads per batch itself.
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: folder.max_seq_len,
-                strategy: TruncationStrategy::LongestFirst,
-                stride: 0,
-                direction: TruncationDirection::Right,
-            }))
-            .map_err(|e| Error::user(format!("{}: {e}", folder.tokenizer.display())))?;
-        tokenizer.with_padding(None);
-
-        let env = environment()?;
-        let model = graph::build(&folder.config, weights)?;
-        let builder = |e: ort::Error| Error::Internal(format!("configuring ONNX Runtime: {e}"));
-        let session_builder = Session::builder(env)
-            .map_err(&builder)?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| builder(e.into()))?
-            .with_intra_threads(options.threads.max(1))
-            .map_err(|e| builder(e.into()))?
-            .with_inter_threads(1)
-            .map_err(|e| builder(e.into()))?;
-        let session = model.into_session(&session_builder).map_err(|e| {
-            Error::Internal(format!("building the encoder for {}: {e}", folder.dir.display()))
-        })?;
+        let tokenizer = tokenizer_for(folder, folder.max_seq_len)?;
+        let what = format!("the encoder for {}", folder.dir.display());
+        let session = session(folder, graph::Head::Encoder, options, &what)?;
 
         Ok(LocalEmbedder {
             info: EmbedderInfo {

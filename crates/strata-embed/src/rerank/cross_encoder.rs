@@ -14,18 +14,15 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
 use strata_core::{Error, Result};
-use tokenizers::{
-    EncodeInput, Encoding, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
-};
+use tokenizers::{EncodeInput, Encoding, Tokenizer};
 
 use super::Reranker;
-use crate::folder::{ModelFolder, Weights};
+use crate::folder::ModelFolder;
 use crate::local::graph::{self, Head};
-use crate::local::{environment, LocalOptions};
+use crate::local::{session, tokenizer_for, LocalOptions};
 
 /// Most tokens of a pair, as CrossEncoder's `max_length` (the model's `model_max_length`).
 pub const MAX_PAIR_TOKENS: usize = 512;
@@ -57,43 +54,10 @@ impl CrossEncoder {
             )));
         }
         let folder = ModelFolder::read(dir)?;
-        let weights = match &folder.weights {
-            Weights::Safetensors(path) => path.clone(),
-            Weights::PytorchBin(path) => {
-                return Err(Error::user(format!(
-                    "{}: strata reads model.safetensors, not PyTorch pickles; convert it once with \
-                     safetensors.torch.save_file",
-                    path.display()
-                )))
-            }
-        };
         let window = MAX_PAIR_TOKENS.min(folder.config.max_position_embeddings);
-        let mut tokenizer = Tokenizer::from_file(&folder.tokenizer)
-            .map_err(|e| Error::user(format!("{}: {e}", folder.tokenizer.display())))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: window,
-                strategy: TruncationStrategy::LongestFirst,
-                stride: 0,
-                direction: TruncationDirection::Right,
-            }))
-            .map_err(|e| Error::user(format!("{}: {e}", folder.tokenizer.display())))?;
-        tokenizer.with_padding(None);
-
-        let env = environment()?;
-        let model = graph::build_with(&folder.config, &weights, Head::Classifier)?;
-        let builder = |e: ort::Error| Error::Internal(format!("configuring ONNX Runtime: {e}"));
-        let session_builder = Session::builder(env)
-            .map_err(&builder)?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| builder(e.into()))?
-            .with_intra_threads(options.threads.max(1))
-            .map_err(|e| builder(e.into()))?
-            .with_inter_threads(1)
-            .map_err(|e| builder(e.into()))?;
-        let session = model
-            .into_session(&session_builder)
-            .map_err(|e| Error::Internal(format!("building the cross-encoder for {}: {e}", dir.display())))?;
+        let tokenizer = tokenizer_for(&folder, window)?;
+        let what = format!("the cross-encoder for {}", dir.display());
+        let session = session(&folder, Head::Classifier, options, &what)?;
         Ok(CrossEncoder {
             id: format!("cross-encoder:{}", folder.model_id),
             tokenizer,
