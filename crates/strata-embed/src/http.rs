@@ -12,7 +12,8 @@
 //!   bad URL, key or model fails before an ingest starts, and [`EmbedderInfo::dim`] is known
 //!   from the start (an index records it). Any later answer of another dimension is an error.
 //! - **Retries are for the network and overload only**: connection errors, timeouts and HTTP
-//!   408, 429, 500, 502, 503 and 504, with exponential backoff and jitter, honouring
+//!   408, 409, 429, 500, 502, 503, 504 and 529 ([`post_json`], shared with the other HTTP
+//!   clients), with exponential backoff and jitter, honouring
 //!   `Retry-After`. Any other status is a mistake that retrying cannot fix and fails at once
 //!   with the server's message.
 //! - **Rows are checked and normalized here**: ordered by `index`, counted, of one dimension,
@@ -208,12 +209,86 @@ impl fmt::Debug for HttpEmbedder {
     }
 }
 
-/// Why one attempt failed.
-enum Failure {
+/// Why one attempt of [`post_json`] failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
     /// Worth another attempt, after `retry_after` when the server said so.
-    Transient { reason: String, retry_after: Option<Duration> },
+    Transient {
+        /// What happened.
+        reason: String,
+        /// What `Retry-After` asked for.
+        retry_after: Option<Duration>,
+        /// The answer was 429 (a shared concurrency limit may want to know).
+        rate_limited: bool,
+    },
     /// Retrying cannot help.
     Permanent(String),
+}
+
+/// The header that carries an API key in [`post_json`].
+#[derive(Debug, Clone, Copy)]
+pub struct Credential<'a> {
+    /// Header name (`authorization`, `api-key`, `x-api-key`).
+    pub header: &'static str,
+    /// The key itself, cut out of any message that echoes it.
+    pub secret: &'a str,
+    /// Whether the value is `Bearer KEY` rather than the bare key.
+    pub bearer: bool,
+}
+
+/// One JSON POST of `body` to `url`, shared by every HTTP client of strata (this embedder
+/// and the `strata-providers` transport): the body of a 2xx answer, or why there was none.
+///
+/// The key goes in a sensitive header and is cut out of the server's message *before* the
+/// message is shortened (a key cut in two would not be found). Connection errors, timeouts
+/// and HTTP 408, 409, 429, 500, 502, 503, 504 and 529 (Anthropic's "overloaded") are
+/// transient; any other status is permanent, with the server's own message.
+pub fn post_json(
+    agent: &ureq::Agent,
+    url: &str,
+    headers: &[(&'static str, String)],
+    key: Option<Credential<'_>>,
+    body: &[u8],
+    max_bytes: u64,
+) -> Result<String, Failure> {
+    let mut request = agent.post(url).content_type("application/json");
+    for (name, value) in headers {
+        request = request.header(*name, value.as_str());
+    }
+    if let Some(key) = key {
+        let value = if key.bearer { format!("Bearer {}", key.secret) } else { key.secret.to_string() };
+        let mut value = HeaderValue::from_str(&value)
+            .map_err(|_| Failure::Permanent("the API key cannot be sent in a header".into()))?;
+        value.set_sensitive(true);
+        request = request.header(key.header, value);
+    }
+    let mut response = request.send(body).map_err(classify)?;
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| parse_retry_after(value, SystemTime::now()));
+    let text = response.body_mut().with_config().limit(max_bytes).read_to_string();
+    if (200..300).contains(&status) {
+        return text.map_err(classify);
+    }
+    let redact = |t: &str| match key {
+        Some(key) => t.replace(key.secret, "***"),
+        None => t.to_string(),
+    };
+    let message = text.map(|text| server_message(&redact(&text))).unwrap_or_default();
+    let reason = match (status_text(status), message.is_empty()) {
+        (Some(name), true) => format!("HTTP {status} {name}"),
+        (Some(name), false) => format!("HTTP {status} {name}: {message}"),
+        (None, true) => format!("HTTP {status}"),
+        (None, false) => format!("HTTP {status}: {message}"),
+    };
+    if matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529) {
+        Err(Failure::Transient { reason, retry_after, rate_limited: status == 429 })
+    } else {
+        Err(Failure::Permanent(reason))
+    }
 }
 
 #[derive(Serialize)]
@@ -327,7 +402,7 @@ impl HttpEmbedder {
                         if attempts == 1 { "1 attempt".into() } else { format!("{attempts} attempts") };
                     return Err(self.remote(format!("{reason} (gave up after {tries})")));
                 }
-                Failure::Transient { reason, retry_after } => {
+                Failure::Transient { reason, retry_after, .. } => {
                     let delay = retry_after.unwrap_or_else(|| backoff(attempt));
                     tracing::warn!(
                         service = %self.service,
@@ -346,42 +421,12 @@ impl HttpEmbedder {
 
     /// One POST: the body text of a 2xx answer, or why there was none.
     fn attempt(&self, body: &[u8]) -> Result<String, Failure> {
-        let mut request = self.agent.post(&self.endpoint).content_type("application/json");
-        if let Some(ApiKey(key)) = &self.key {
-            let (name, value) = match self.config.auth_header {
-                AuthHeader::Bearer => ("authorization", format!("Bearer {key}")),
-                AuthHeader::ApiKey => ("api-key", key.clone()),
-            };
-            // The key was checked to be visible ASCII, which a header value always accepts.
-            let mut value = HeaderValue::from_str(&value)
-                .map_err(|_| Failure::Permanent("the API key cannot be sent in a header".into()))?;
-            value.set_sensitive(true);
-            request = request.header(name, value);
-        }
-        let mut response = request.send(body).map_err(classify)?;
-        let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| parse_retry_after(value, SystemTime::now()));
-        let text = response.body_mut().with_config().limit(MAX_RESPONSE_BYTES).read_to_string();
-        if (200..300).contains(&status) {
-            return text.map_err(classify);
-        }
-        // Redact before shortening: a key cut in two by the shortening would not be found.
-        let message = text.map(|text| server_message(&self.redact(&text))).unwrap_or_default();
-        let reason = match (status_text(status), message.is_empty()) {
-            (Some(name), true) => format!("HTTP {status} {name}"),
-            (Some(name), false) => format!("HTTP {status} {name}: {message}"),
-            (None, true) => format!("HTTP {status}"),
-            (None, false) => format!("HTTP {status}: {message}"),
-        };
-        if matches!(status, 408 | 429 | 500 | 502 | 503 | 504) {
-            Err(Failure::Transient { reason, retry_after })
-        } else {
-            Err(Failure::Permanent(reason))
-        }
+        // The key was checked to be visible ASCII, which a header value always accepts.
+        let key = self.key.as_ref().map(|ApiKey(secret)| match self.config.auth_header {
+            AuthHeader::Bearer => Credential { header: "authorization", secret, bearer: true },
+            AuthHeader::ApiKey => Credential { header: "api-key", secret, bearer: false },
+        });
+        post_json(&self.agent, &self.endpoint, &[], key, body, MAX_RESPONSE_BYTES)
     }
 
     /// Parses a 2xx body into `count` normalized rows of dimension `dim`, in input order.
@@ -457,15 +502,21 @@ impl Embedder for HttpEmbedder {
 /// an HTTPS port).
 fn classify(err: ureq::Error) -> Failure {
     match err {
-        ureq::Error::Timeout(which) => {
-            Failure::Transient { reason: format!("timed out ({which})"), retry_after: None }
-        }
-        ureq::Error::Io(err) => {
-            Failure::Transient { reason: format!("network error: {err}"), retry_after: None }
-        }
-        ureq::Error::ConnectionFailed | ureq::Error::BodyStalled => {
-            Failure::Transient { reason: format!("network error: {err}"), retry_after: None }
-        }
+        ureq::Error::Timeout(which) => Failure::Transient {
+            reason: format!("timed out ({which})"),
+            retry_after: None,
+            rate_limited: false,
+        },
+        ureq::Error::Io(err) => Failure::Transient {
+            reason: format!("network error: {err}"),
+            retry_after: None,
+            rate_limited: false,
+        },
+        ureq::Error::ConnectionFailed | ureq::Error::BodyStalled => Failure::Transient {
+            reason: format!("network error: {err}"),
+            retry_after: None,
+            rate_limited: false,
+        },
         ureq::Error::HostNotFound => Failure::Permanent("host not found; check base_url".into()),
         err => Failure::Permanent(err.to_string()),
     }
@@ -526,6 +577,7 @@ pub fn status_text(status: u16) -> Option<&'static str> {
         403 => "Forbidden",
         404 => "Not Found",
         408 => "Request Timeout",
+        409 => "Conflict",
         413 => "Payload Too Large",
         422 => "Unprocessable Entity",
         429 => "Too Many Requests",
@@ -533,6 +585,7 @@ pub fn status_text(status: u16) -> Option<&'static str> {
         502 => "Bad Gateway",
         503 => "Service Unavailable",
         504 => "Gateway Timeout",
+        529 => "Overloaded",
         _ => return None,
     })
 }

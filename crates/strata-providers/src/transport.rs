@@ -10,11 +10,10 @@
 //!   slot is held only while a request is in flight, never during a wait.
 //! - **Secrets**: the key goes in a sensitive header and is cut out of every error.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use strata_core::Error;
-use strata_embed::http::{parse_retry_after, server_message, status_text};
-use ureq::http::HeaderValue;
+use strata_embed::http::{post_json, Credential};
 
 use crate::limiter::Limiter;
 use crate::secret::{redact, ApiKey};
@@ -49,21 +48,7 @@ impl Policy {
     }
 }
 
-/// Why one attempt failed.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Failure {
-    /// Worth another attempt.
-    Transient {
-        /// What happened.
-        reason: String,
-        /// What `Retry-After` asked for.
-        retry_after: Option<Duration>,
-        /// The answer was 429.
-        rate_limited: bool,
-    },
-    /// Retrying cannot help.
-    Permanent(String),
-}
+pub use strata_embed::http::Failure;
 
 /// Why [`Transport::send`] gave up.
 #[derive(Debug)]
@@ -195,64 +180,15 @@ impl Transport {
 
     /// One POST: the body of a 2xx answer, or why there was none.
     fn attempt(&self, body: &[u8]) -> std::result::Result<String, Failure> {
-        let mut request = self.agent.post(&self.url).content_type("application/json");
-        for (name, value) in &self.headers {
-            request = request.header(*name, value.as_str());
-        }
-        if let Some(key) = &self.key {
-            let (name, value) = match self.key_header {
-                KeyHeader::Bearer => ("authorization", format!("Bearer {}", key.expose())),
-                KeyHeader::ApiKey => ("api-key", key.expose().to_string()),
-                KeyHeader::XApiKey => ("x-api-key", key.expose().to_string()),
-            };
-            let mut value = HeaderValue::from_str(&value)
-                .map_err(|_| Failure::Permanent("the API key cannot be sent in a header".into()))?;
-            value.set_sensitive(true);
-            request = request.header(name, value);
-        }
-        let mut response = request.send(body).map_err(classify)?;
-        let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, SystemTime::now()));
-        let text = response.body_mut().with_config().limit(MAX_RESPONSE_BYTES).read_to_string();
-        if (200..300).contains(&status) {
-            return text.map_err(classify);
-        }
-        let message = text.map(|t| server_message(&redact(self.key.as_ref(), &t))).unwrap_or_default();
-        let name = status_text(status).or(match status {
-            409 => Some("Conflict"),
-            529 => Some("Overloaded"),
-            _ => None,
+        let key = self.key.as_ref().map(|key| {
+            let secret = key.expose();
+            match self.key_header {
+                KeyHeader::Bearer => Credential { header: "authorization", secret, bearer: true },
+                KeyHeader::ApiKey => Credential { header: "api-key", secret, bearer: false },
+                KeyHeader::XApiKey => Credential { header: "x-api-key", secret, bearer: false },
+            }
         });
-        let reason = match (name, message.is_empty()) {
-            (Some(name), true) => format!("HTTP {status} {name}"),
-            (Some(name), false) => format!("HTTP {status} {name}: {message}"),
-            (None, true) => format!("HTTP {status}"),
-            (None, false) => format!("HTTP {status}: {message}"),
-        };
-        if matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529) {
-            Err(Failure::Transient { reason, retry_after, rate_limited: status == 429 })
-        } else {
-            Err(Failure::Permanent(reason))
-        }
-    }
-}
-
-/// Sorts a transport error into worth-retrying or not (an unknown host is a typo, not a
-/// passing failure).
-fn classify(err: ureq::Error) -> Failure {
-    let transient = |reason: String| Failure::Transient { reason, retry_after: None, rate_limited: false };
-    match err {
-        ureq::Error::Timeout(which) => transient(format!("timed out ({which})")),
-        ureq::Error::Io(err) => transient(format!("network error: {err}")),
-        ureq::Error::ConnectionFailed | ureq::Error::BodyStalled => {
-            transient(format!("network error: {err}"))
-        }
-        ureq::Error::HostNotFound => Failure::Permanent("host not found; check base_url".into()),
-        err => Failure::Permanent(err.to_string()),
+        post_json(&self.agent, &self.url, &self.headers, key, body, MAX_RESPONSE_BYTES)
     }
 }
 
