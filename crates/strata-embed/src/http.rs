@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use strata_core::{Error, Result};
 use ureq::http::HeaderValue;
 
+use crate::secret::ApiKey;
 use crate::{l2_normalize, Embedder, EmbedderInfo, Embeddings, Pooling};
 
 /// Longest wait between two attempts that backoff alone produces.
@@ -173,16 +174,6 @@ impl HttpEmbedderConfig {
     }
 }
 
-/// An API key: `Debug` prints `***`, and there is no `Display`.
-#[derive(Clone)]
-struct ApiKey(String);
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
-
 /// An [`Embedder`] calling an OpenAI-compatible embeddings endpoint.
 ///
 /// Its info has `model_id` `http:{model}`, the probed dimension, the configured `max_seq_len`
@@ -320,22 +311,10 @@ impl HttpEmbedder {
     /// [`Error::Remote`] when the probe fails or the server ignores `dimensions`.
     pub fn connect(config: HttpEmbedderConfig) -> Result<HttpEmbedder> {
         config.validate()?;
-        let key = match std::env::var(&config.api_key_env) {
-            Ok(key) if !key.trim().is_empty() => {
-                let key = key.trim().to_string();
-                if !key.bytes().all(|b| b.is_ascii_graphic()) {
-                    return Err(Error::user(format!(
-                        "the API key in environment variable {} has characters an HTTP header cannot carry",
-                        config.api_key_env
-                    )));
-                }
-                Some(ApiKey(key))
-            }
-            _ => {
-                tracing::debug!(var = %config.api_key_env, "no API key set; sending requests without one");
-                None
-            }
-        };
+        let key = ApiKey::from_env(&config.api_key_env)?;
+        if key.is_none() {
+            tracing::debug!(var = %config.api_key_env, "no API key set; sending requests without one");
+        }
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(config.timeout_secs)))
@@ -422,9 +401,12 @@ impl HttpEmbedder {
     /// One POST: the body text of a 2xx answer, or why there was none.
     fn attempt(&self, body: &[u8]) -> Result<String, Failure> {
         // The key was checked to be visible ASCII, which a header value always accepts.
-        let key = self.key.as_ref().map(|ApiKey(secret)| match self.config.auth_header {
-            AuthHeader::Bearer => Credential { header: "authorization", secret, bearer: true },
-            AuthHeader::ApiKey => Credential { header: "api-key", secret, bearer: false },
+        let key = self.key.as_ref().map(|key| {
+            let secret = key.expose();
+            match self.config.auth_header {
+                AuthHeader::Bearer => Credential { header: "authorization", secret, bearer: true },
+                AuthHeader::ApiKey => Credential { header: "api-key", secret, bearer: false },
+            }
         });
         post_json(&self.agent, &self.endpoint, &[], key, body, MAX_RESPONSE_BYTES)
     }
@@ -474,10 +456,7 @@ impl HttpEmbedder {
 
     /// `text` with every occurrence of the API key replaced by `***`.
     fn redact(&self, text: &str) -> String {
-        match &self.key {
-            Some(ApiKey(key)) => text.replace(key.as_str(), "***"),
-            None => text.to_string(),
-        }
+        crate::secret::redact(self.key.as_ref(), text)
     }
 }
 

@@ -18,6 +18,7 @@ pub mod http;
 pub mod local;
 pub mod locate;
 pub mod rerank;
+pub mod secret;
 pub mod sections;
 
 use serde::{Deserialize, Serialize};
