@@ -110,6 +110,9 @@ pub enum Command {
     Tree {
         /// Document id or part of its path.
         doc: String,
+        /// Levels below the document to show (1: the top sections); deeper ones are counted.
+        #[arg(long)]
+        depth: Option<usize>,
     },
     /// Print a section's text: DOC#NODE (node id like 0042, or a section number).
     Show {

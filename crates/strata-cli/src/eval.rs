@@ -9,7 +9,7 @@ use strata_core::Config;
 use strata_eval::{Chunking, ContextMode, Grid, IngestConfig, LoadOptions, Progress, Strategy};
 
 use crate::args::EvalArgs;
-use crate::embedder;
+use strata_engine::models as embedder;
 
 /// What `strata eval` prints at the end.
 #[derive(serde::Serialize)]

@@ -2,22 +2,20 @@
 //! renders their answers as text or JSON.
 
 mod args;
-mod embedder;
-mod estimate;
 mod eval;
-mod ingest;
 mod render;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Parser;
 use serde::Serialize;
-use strata_core::{ChunkKind, Config};
-use strata_index::{EmbeddedStore, Filter, StoreRead, StoreWrite};
+use strata_core::Config;
+use strata_engine::{estimate, ingest, models, parse_page_range, Engine, OpenOptions, SearchOptions};
+use strata_index::{EmbeddedStore, StoreRead};
 use strata_search::navigate;
-use strata_search::{Expand, Mode, Order, SearchRequest, Searcher};
+use strata_search::Mode;
 
 use args::{Cli, Command};
 
@@ -81,11 +79,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 emit(cli.json, &estimate, render::estimate)?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let embedder = embedder::for_ingest(&config, cli.model.as_deref())?;
-            if let Some(note) = embedder.as_deref().and_then(|e| embedder::fit_chunks(&mut config, e)) {
+            let embedder = models::for_ingest(&config, cli.model.as_deref())?;
+            if let Some(note) = embedder.as_deref().and_then(|e| models::fit_chunks(&mut config, e)) {
                 tracing::info!("{note}");
             }
-            let summary = ingest::run(&config, &cli.index, &paths, force, progress, embedder.as_deref())?;
+            let summary =
+                ingest::run(&config, &cli.index, &paths, force, progress, embedder.as_deref(), &|| {})?;
             emit(cli.json, &summary, render::ingest)?;
             let nothing = summary.ingested == 0 && summary.unchanged == 0;
             Ok(if nothing { ExitCode::FAILURE } else { ExitCode::SUCCESS })
@@ -122,62 +121,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 config.rerank.kind = "none".into();
             }
             config.validate("the command line")?;
-            let store = EmbeddedStore::open(&cli.index)?;
-            let mode = Mode::parse(mode.as_deref().unwrap_or(&config.search.mode))?;
-            let k = k.unwrap_or(config.search.k);
-            let mut filter = Filter::default();
-            if let Some(doc) = doc {
-                if doc.contains('#') {
-                    let (stored, node) = navigate::resolve_node(&store, &doc)?;
-                    let last = navigate::last_descendant(&stored.document, node);
-                    filter.doc = Some(stored.document.id.clone());
-                    filter.nodes = Some((node, last));
-                } else {
-                    filter.doc = Some(navigate::resolve_doc(&store, &doc)?);
-                }
-            }
-            if let Some(kind) = kind {
-                filter.kind = Some(ChunkKind::parse(&kind).with_context(|| {
-                    format!("unknown chunk kind {kind:?}; use one of content, definition, requirement, table, code, list")
-                })?);
-            }
-            if let Some(range) = page_range {
-                filter.pages = Some(parse_page_range(&range)?);
-            }
-            let mut request = SearchRequest::new(query, mode, k).with_filter(filter);
-            request.expand = Expand::from_config(&config.search);
-            request.expand.pages = pages;
-            request.expand.references |= refs;
-            if let Some(merge) = merge {
-                request.expand.auto_merge = merge;
-            }
-            request.budget = Some(budget.unwrap_or(config.search.budget));
-            request.order = Order::parse(order.as_deref().unwrap_or(&config.search.order))?;
+            let options = SearchOptions {
+                query,
+                mode,
+                k,
+                doc,
+                kind,
+                page_range,
+                budget,
+                pages,
+                refs,
+                merge,
+                order,
+                rerank: None,
+            };
+            let mode = options.mode(&config)?;
             let needs_dense = mode == Mode::Dense
                 || (matches!(mode, Mode::Hybrid | Mode::Hierarchical) && config.search.weights.dense > 0.0);
-            let embedder = if needs_dense {
-                embedder::for_index(&config, store.manifest(), cli.model.as_deref())?
-            } else {
-                None
-            };
-            let reranker = strata_providers::choose::reranker(&config.rerank)?;
-            let mut searcher = Searcher::new(&store, config.search.clone())?;
-            if let Some(embedder) = embedder.as_deref() {
-                searcher = searcher.with_embedder(embedder)?;
-            }
-            if let Some(reranker) = reranker.as_deref() {
-                searcher = searcher.with_reranker(reranker, config.rerank.candidates);
-            }
-            match embedder::tokenizer_for_index(
-                &config,
-                store.manifest(),
-                embedder.as_deref(),
-                cli.model.as_deref(),
-            ) {
-                Ok(tokenizer) => searcher = searcher.with_tokenizer(tokenizer)?,
-                Err(why) => tracing::warn!("no context block: {why:#}"),
-            }
-            let response = searcher.search(&request)?;
+            let open = OpenOptions { model: cli.model.clone(), dense: needs_dense, create: false };
+            let engine = Engine::open(config, &cli.index, &open)?;
+            let response = engine.search(&options)?;
             if context && !cli.json {
                 render::context(&response);
             } else {
@@ -185,11 +148,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Tree { doc } => {
+        Command::Tree { doc, depth } => {
             let store = EmbeddedStore::open(&cli.index)?;
             let id = navigate::resolve_doc(&store, &doc)?;
             let stored = store.document(&id)?.context("document vanished")?;
-            let outline = navigate::outline(&stored);
+            let outline = navigate::outline_to(&stored, depth);
             emit(cli.json, &outline, render::tree)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -242,38 +205,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Remove { doc } => {
-            // Open for writing with the index's own settings; an absent index is the same
-            // clear error as for reading.
-            let manifest = match strata_index::Manifest::read(&cli.index)? {
-                Some(manifest) => manifest,
-                None => {
-                    EmbeddedStore::open(&cli.index)?;
-                    bail!("{}: index has no manifest", cli.index.display())
-                }
-            };
-            let mut store = EmbeddedStore::open_or_create(&cli.index, manifest)?;
-            let id = navigate::resolve_doc(&store, &doc)?;
-            if !store.remove(&id)? {
-                bail!("document {id} is not in the index");
-            }
-            store.commit()?;
+            let id = strata_engine::remove(&cli.index, &doc)?;
             emit(cli.json, &serde_json::json!({ "removed": id }), |_| println!("removed {id}"))?;
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// `12` or `5-7` (also `5–7`) as an inclusive range of physical pages.
-fn parse_page_range(s: &str) -> Result<(u32, u32)> {
-    let bad =
-        || anyhow::anyhow!("--page-range {s:?}: give a page (12) or a range (5-7) of page numbers from 1");
-    let (a, b) = match s.split_once(['-', '–']) {
-        Some((a, b)) => (a.trim(), b.trim()),
-        None => (s.trim(), s.trim()),
-    };
-    let (first, last): (u32, u32) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
-    if first == 0 || last < first {
-        return Err(bad());
-    }
-    Ok((first, last))
 }

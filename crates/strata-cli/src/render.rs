@@ -4,7 +4,7 @@ use strata_index::DocSummary;
 use strata_search::navigate::{self, CitedDefinition, OutlineNode, Refs, Section};
 use strata_search::{SearchResponse, Unit};
 
-use crate::ingest::Summary;
+use strata_engine::ingest::Summary;
 
 fn snippet(text: &str, max: usize) -> String {
     let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -150,7 +150,7 @@ pub fn ingest(s: &Summary) {
 }
 
 /// What `ingest --dry-run` predicts.
-pub fn estimate(e: &crate::estimate::Estimate) {
+pub fn estimate(e: &strata_engine::estimate::Estimate) {
     for m in &e.messages {
         eprintln!("error: {m}");
     }

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::config_models::{
     ChatConfig, ContextConfig, Price, RerankConfig, CHAT_PROVIDERS, CONTEXT_KINDS, RERANK_KINDS,
 };
+pub use crate::config_serve::ServeConfig;
 use crate::{Error, Result};
 
 /// The whole configuration.
@@ -38,6 +39,8 @@ pub struct Config {
     pub context: ContextConfig,
     /// The reranker of the top fused results.
     pub rerank: RerankConfig,
+    /// `strata serve` and `strata mcp`.
+    pub serve: ServeConfig,
 }
 
 /// `[dense]`
@@ -359,6 +362,9 @@ impl Config {
         if let Some(v) = get("STRATA_RERANK_MODEL") {
             self.rerank.model = v;
         }
+        if let Some(v) = get("STRATA_API_KEYS") {
+            self.serve.add_env_keys(&v);
+        }
         Ok(())
     }
 
@@ -473,6 +479,7 @@ impl Config {
         }
         self.context.validate(origin)?;
         self.rerank.validate(origin)?;
+        self.serve.validate(origin)?;
         Ok(())
     }
 }

@@ -9,6 +9,10 @@ pub enum Error {
     /// The user gave a bad value: the message names it and the fix.
     #[error("{0}")]
     User(String),
+    /// What was asked for (a document, a section, a job) is not there: the message names it
+    /// and how to list what is.
+    #[error("{0}")]
+    NotFound(String),
     /// A file could not be read as a document.
     #[error("{path}: {reason}")]
     Read {
@@ -53,6 +57,11 @@ impl Error {
     /// A user error.
     pub fn user(msg: impl Into<String>) -> Error {
         Error::User(msg.into())
+    }
+
+    /// A not-found error.
+    pub fn not_found(msg: impl Into<String>) -> Error {
+        Error::NotFound(msg.into())
     }
 
     /// An I/O error with context.

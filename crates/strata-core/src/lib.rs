@@ -22,6 +22,7 @@
 mod chunk;
 pub mod config;
 mod config_models;
+mod config_serve;
 mod definition;
 mod document;
 mod error;

@@ -16,7 +16,9 @@ pub fn resolve_doc(store: &dyn StoreRead, doc: &str) -> Result<DocId> {
     let matches: Vec<_> = docs.iter().filter(|d| d.path.contains(doc)).collect();
     match matches.as_slice() {
         [one] => Ok(one.id.clone()),
-        [] => Err(Error::user(format!("no document matches {doc:?}; `strata docs` lists ids and paths"))),
+        [] => {
+            Err(Error::not_found(format!("no document matches {doc:?}; `strata docs` lists ids and paths")))
+        }
         many => Err(Error::user(format!(
             "{doc:?} matches {} documents ({}); give more of the path or the id",
             many.len(),
@@ -33,7 +35,7 @@ pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocume
     };
     let id = resolve_doc(store, doc)?;
     let stored =
-        store.document(&id)?.ok_or_else(|| Error::user(format!("document {id} is not in the index")))?;
+        store.document(&id)?.ok_or_else(|| Error::not_found(format!("document {id} is not in the index")))?;
     // `DOC` alone is the whole document.
     let Some(node) = node else { return Ok((stored, NodeId::ROOT)) };
     let tree = &stored.document.tree;
@@ -46,7 +48,7 @@ pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocume
     .or_else(|| NodeId::parse(node).filter(|n| tree.get(*n).is_some()));
     match found {
         Some(n) => Ok((stored, n)),
-        None => Err(Error::user(format!(
+        None => Err(Error::not_found(format!(
             "{id} has no node {node:?}; use a node id from `strata tree {id}` (e.g. 0003) or a section number"
         ))),
     }
@@ -67,21 +69,51 @@ pub struct OutlineNode {
     pub pages: PageRange,
     /// Children.
     pub children: Vec<OutlineNode>,
+    /// Descendants left out below a depth limit (`outline_to`); 0 when all are shown.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hidden: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The outline of a document as nested nodes (built bottom-up, without recursion).
 pub fn outline(doc: &StoredDocument) -> OutlineNode {
+    outline_to(doc, None)
+}
+
+/// The outline down to `depth` levels below the root (`Some(1)`: the top sections only);
+/// a node whose children are cut says how many descendants it hides.
+pub fn outline_to(doc: &StoredDocument, depth: Option<usize>) -> OutlineNode {
     let nodes = doc.document.tree.nodes();
+    // Depth-first order puts every parent before its children.
+    let mut depths = vec![0usize; nodes.len()];
+    for n in nodes {
+        if let Some(p) = n.parent {
+            depths[n.id.index()] = depths[p.index()] + 1;
+        }
+    }
+    let shown = |i: usize| depth.is_none_or(|d| depths[i] <= d);
     let mut built: Vec<Option<OutlineNode>> = vec![None; nodes.len()];
+    let mut hidden = vec![0usize; nodes.len()];
     for n in nodes.iter().rev() {
+        let i = n.id.index();
+        if !shown(i) {
+            if let Some(p) = n.parent {
+                hidden[p.index()] += 1 + hidden[i];
+            }
+            continue;
+        }
         let children = n.children.iter().filter_map(|c| built[c.index()].take()).collect();
-        built[n.id.index()] = Some(OutlineNode {
+        built[i] = Some(OutlineNode {
             id: n.id.to_string(),
             title: n.title.clone(),
             number: n.number.as_ref().map(|x| x.to_string()),
             level: n.level,
             pages: n.pages,
             children,
+            hidden: hidden[i],
         });
     }
     built[0].take().expect("a tree has a root")

@@ -42,7 +42,7 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
 pub struct Searcher<'s> {
     store: &'s dyn StoreRead,
     config: SearchConfig,
-    defined_terms: Vec<String>,
+    defined_terms: Arc<[String]>,
     embedder: Option<&'s dyn Embedder>,
     tokenizer: Option<Arc<dyn Tokenizer>>,
     fusion: Box<dyn Fusion + Send + Sync>,
@@ -63,9 +63,20 @@ struct Retrieved {
 impl<'s> Searcher<'s> {
     /// A searcher over `store` with search settings.
     pub fn new(store: &'s dyn StoreRead, config: SearchConfig) -> Result<Searcher<'s>> {
-        let defined_terms = store.defined_terms()?;
+        let defined_terms = store.defined_terms()?.into();
+        Ok(Searcher::with_defined_terms(store, config, defined_terms))
+    }
+
+    /// A searcher over `store` given the store's defined terms
+    /// ([`StoreRead::defined_terms`]), read once per commit by a server rather than once per
+    /// search.
+    pub fn with_defined_terms(
+        store: &'s dyn StoreRead,
+        config: SearchConfig,
+        defined_terms: Arc<[String]>,
+    ) -> Searcher<'s> {
         let fusion = fuse::fusion(&config.fusion, config.rrf_k);
-        Ok(Searcher { store, config, defined_terms, embedder: None, tokenizer: None, fusion, reranker: None })
+        Searcher { store, config, defined_terms, embedder: None, tokenizer: None, fusion, reranker: None }
     }
 
     /// Gives the searcher the query embedder of the dense leg. It must be the model the

@@ -1,4 +1,5 @@
-//! `strata ingest`: collect files, run the pipeline on both cores, write and commit.
+//! The ingest loop of `strata ingest` and of the server's jobs: collect files, run the
+//! pipeline on both cores, write and commit.
 //!
 //! Files are read and processed by worker threads; the main thread owns the store and
 //! writes. A bounded channel keeps at most a few processed documents in memory. One bad file
@@ -173,7 +174,8 @@ enum Work {
     Failed(PathBuf, String),
 }
 
-/// Runs an ingest.
+/// Runs an ingest; `on_commit` is called after each commit (a server publishes the commit to
+/// its readers).
 pub fn run(
     config: &Config,
     index: &Path,
@@ -181,6 +183,7 @@ pub fn run(
     force: bool,
     progress: bool,
     embedder: Option<&dyn Embedder>,
+    on_commit: &dyn Fn(),
 ) -> Result<Summary> {
     let started = Instant::now();
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
@@ -359,6 +362,7 @@ pub fn run(
                     });
                     if since_commit >= config.ingest.commit_every {
                         store.commit()?;
+                        on_commit();
                         since_commit = 0;
                     }
                 }
@@ -384,6 +388,8 @@ pub fn run(
     write_result?;
     if written > 0 {
         store.commit()?;
+        drop(store);
+        on_commit();
     }
     bar.finish_and_clear();
     if let Some(llm) = chosen.llm() {

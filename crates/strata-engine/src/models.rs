@@ -1,5 +1,5 @@
-//! The CLI's embedder choice: `strata_embed::choose` with the context a user needs when a
-//! model cannot be loaded.
+//! Which embedder and tokenizer an index needs: `strata_embed::choose` with the context a
+//! user needs when a model cannot be loaded.
 
 use std::sync::Arc;
 

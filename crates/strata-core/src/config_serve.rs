@@ -1,0 +1,131 @@
+//! `[serve]`: the HTTP API and MCP server of `strata serve`.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// `[serve]`
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeConfig {
+    /// Address to listen on. Default `127.0.0.1:7700`.
+    pub addr: String,
+    /// API keys accepted as `Authorization: Bearer KEY`; `STRATA_API_KEYS` (comma-separated)
+    /// adds more. Without any, the server only listens on loopback unless `public` is true.
+    pub api_keys: Vec<String>,
+    /// Listen on a non-loopback address without API keys. Default false.
+    pub public: bool,
+    /// Folders path-based ingest may read from; none turns path ingest off. Uploads are
+    /// always accepted (they are written under the index folder).
+    pub roots: Vec<PathBuf>,
+    /// Largest request body (an upload), in bytes. Default 64 MiB.
+    pub max_body_bytes: usize,
+    /// Longest query, in characters. Default 2000.
+    pub max_query_chars: usize,
+    /// Seconds a request may take before it is answered 408. Default 30.
+    pub request_timeout_secs: u64,
+    /// Ingest jobs queued or running at once; more are refused with 429. Default 4.
+    pub max_ingest_jobs: usize,
+    /// Finished ingest jobs whose status is kept. Default 100.
+    pub keep_jobs: usize,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            addr: "127.0.0.1:7700".into(),
+            api_keys: Vec::new(),
+            public: false,
+            roots: Vec::new(),
+            max_body_bytes: 64 << 20,
+            max_query_chars: 2000,
+            request_timeout_secs: 30,
+            max_ingest_jobs: 4,
+            keep_jobs: 100,
+        }
+    }
+}
+
+// Keys never reach a log through `{:?}`.
+impl std::fmt::Debug for ServeConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServeConfig")
+            .field("addr", &self.addr)
+            .field("api_keys", &format_args!("[{} keys]", self.api_keys.len()))
+            .field("public", &self.public)
+            .field("roots", &self.roots)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_query_chars", &self.max_query_chars)
+            .field("request_timeout_secs", &self.request_timeout_secs)
+            .field("max_ingest_jobs", &self.max_ingest_jobs)
+            .field("keep_jobs", &self.keep_jobs)
+            .finish()
+    }
+}
+
+impl ServeConfig {
+    /// Checks every value; the error names the key, the value and `origin`.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let bad = |key: &str, rule: &str, got: String| {
+            Err(Error::user(format!("serve.{key} {rule}, got {got} ({origin})")))
+        };
+        if self.addr.parse::<std::net::SocketAddr>().is_err() {
+            return bad("addr", "must be IP:PORT (127.0.0.1:7700, [::1]:7700)", format!("{:?}", self.addr));
+        }
+        if let Some(short) = self.api_keys.iter().find(|k| k.trim().len() < 16) {
+            return bad(
+                "api_keys",
+                "must be at least 16 characters each (openssl rand -hex 32 makes one)",
+                format!("a key of {} characters", short.trim().len()),
+            );
+        }
+        if self.max_body_bytes < 1024 {
+            return bad("max_body_bytes", "must be at least 1024", self.max_body_bytes.to_string());
+        }
+        if !(1..=100_000).contains(&self.max_query_chars) {
+            return bad("max_query_chars", "must be between 1 and 100000", self.max_query_chars.to_string());
+        }
+        if !(1..=3600).contains(&self.request_timeout_secs) {
+            return bad(
+                "request_timeout_secs",
+                "must be between 1 and 3600",
+                self.request_timeout_secs.to_string(),
+            );
+        }
+        if !(1..=64).contains(&self.max_ingest_jobs) {
+            return bad("max_ingest_jobs", "must be between 1 and 64", self.max_ingest_jobs.to_string());
+        }
+        Ok(())
+    }
+
+    /// Adds the keys of `STRATA_API_KEYS` (comma-separated, blanks ignored).
+    pub fn add_env_keys(&mut self, value: &str) {
+        self.api_keys.extend(value.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_prints_keys() {
+        let mut c = ServeConfig::default();
+        c.add_env_keys(" k-0123456789abcdef , ,k-fedcba9876543210");
+        assert_eq!(c.api_keys, ["k-0123456789abcdef", "k-fedcba9876543210"]);
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("0123456789abcdef"), "{shown}");
+        assert!(shown.contains("[2 keys]"), "{shown}");
+    }
+
+    #[test]
+    fn short_keys_and_bad_addresses_are_refused() {
+        let mut c = ServeConfig { api_keys: vec!["short".into()], ..ServeConfig::default() };
+        assert!(c.validate("t").unwrap_err().to_string().contains("serve.api_keys"));
+        c.api_keys.clear();
+        c.addr = "localhost:7700".into();
+        assert!(c.validate("t").unwrap_err().to_string().contains("serve.addr"));
+    }
+}

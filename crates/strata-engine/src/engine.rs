@@ -1,0 +1,226 @@
+//! An index opened with its models, for front-ends that answer many requests.
+//!
+//! Readers and the writer never share a store. Every search and navigation reads one
+//! [`Snapshot`]: a read-only store opened on the last commit, with the defined terms the
+//! query planner needs read once. Ingests and removals run one at a time (a writer lock),
+//! open the index for writing, and after each commit open a fresh read-only store and
+//! publish it as the new snapshot. A request holds the snapshot it started with, so it sees
+//! one commit from its first leg to its last, and old snapshots go when their last request
+//! ends.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use anyhow::{Context, Result};
+use strata_core::{Config, DocId};
+use strata_embed::rerank::Reranker;
+use strata_embed::Embedder;
+use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+use strata_ingest::tokenize::Tokenizer;
+use strata_search::{navigate, SearchResponse, Searcher};
+
+use crate::ingest::{self, Summary};
+use crate::{models, SearchOptions};
+
+/// What [`Engine::open`] loads.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// The embedding model (`--model`), else `[dense] model` or what the index records.
+    pub model: Option<String>,
+    /// Load the query embedder when the index has vectors (a keyword-only CLI search skips
+    /// the model).
+    pub dense: bool,
+    /// Create an empty index when the folder has none, and load the embedder ingest needs
+    /// (a server that starts before its first document).
+    pub create: bool,
+}
+
+/// One commit of the index, as readers see it.
+pub struct Snapshot {
+    store: EmbeddedStore,
+    defined_terms: Arc<[String]>,
+    generation: u64,
+}
+
+impl Snapshot {
+    fn open(index: &Path, generation: u64) -> strata_core::Result<Snapshot> {
+        let store = EmbeddedStore::open(index)?;
+        let defined_terms = store.defined_terms()?.into();
+        Ok(Snapshot { store, defined_terms, generation })
+    }
+
+    /// The store at this commit.
+    pub fn store(&self) -> &EmbeddedStore {
+        &self.store
+    }
+
+    /// How many snapshots this engine published before this one (0 for the one it opened
+    /// with).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+}
+
+/// An index with its query embedder, reranker and tokenizer.
+pub struct Engine {
+    config: Config,
+    /// `config` with chunk sizes fitted to the embedder's window, as `strata ingest` does.
+    ingest_config: Config,
+    index: PathBuf,
+    embedder: Option<Box<dyn Embedder>>,
+    reranker: Option<Box<dyn Reranker>>,
+    tokenizer: Option<Arc<dyn Tokenizer>>,
+    current: RwLock<Arc<Snapshot>>,
+    writer: Mutex<()>,
+}
+
+impl Engine {
+    /// Opens the index at `index` with the models `config` and `options` ask for.
+    pub fn open(config: Config, index: &Path, options: &OpenOptions) -> Result<Engine> {
+        let model = options.model.as_deref();
+        let manifest = Manifest::read(index)?;
+        let embedder = match &manifest {
+            Some(m) if m.dense.is_some() && (options.dense || options.create) => {
+                models::for_index(&config, m, model)?
+            }
+            None if options.create => models::for_ingest(&config, model)?,
+            _ => None,
+        };
+        let mut ingest_config = config.clone();
+        if let Some(note) = embedder.as_deref().and_then(|e| models::fit_chunks(&mut ingest_config, e)) {
+            tracing::info!("{note}");
+        }
+        if manifest.is_none() && options.create {
+            // An ingest of nothing creates the index with the settings a first ingest would.
+            ingest::run(&ingest_config, index, &[], false, false, embedder.as_deref(), &|| {})
+                .with_context(|| format!("creating an index in {}", index.display()))?;
+        }
+        let snapshot = Snapshot::open(index, 0)?;
+        let tokenizer =
+            match models::tokenizer_for_index(&config, snapshot.store.manifest(), embedder.as_deref(), model)
+            {
+                Ok(tokenizer) => Some(tokenizer),
+                Err(why) => {
+                    tracing::warn!("no context block: {why:#}");
+                    None
+                }
+            };
+        let reranker = strata_providers::choose::reranker(&config.rerank)?;
+        Ok(Engine {
+            config,
+            ingest_config,
+            index: index.to_path_buf(),
+            embedder,
+            reranker,
+            tokenizer,
+            current: RwLock::new(Arc::new(snapshot)),
+            writer: Mutex::new(()),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The index folder.
+    pub fn index(&self) -> &Path {
+        &self.index
+    }
+
+    /// The query embedder's model, when the dense leg can run.
+    pub fn dense_model(&self) -> Option<&str> {
+        self.embedder.as_deref().map(|e| e.info().model_id.as_str())
+    }
+
+    /// The reranker's id, when one is configured.
+    pub fn reranker(&self) -> Option<&str> {
+        self.reranker.as_deref().map(|r| r.id())
+    }
+
+    /// The last commit. Hold it for the whole of one request.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Publishes the index's last commit to readers (after an ingest by another process).
+    pub fn reload(&self) -> strata_core::Result<()> {
+        let generation = self.snapshot().generation + 1;
+        let fresh = Arc::new(Snapshot::open(&self.index, generation)?);
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = fresh;
+        Ok(())
+    }
+
+    fn reload_logged(&self) {
+        if let Err(e) = self.reload() {
+            tracing::error!("reopening the index after a commit failed; readers keep the previous one: {e}");
+        }
+    }
+
+    /// Runs a search on the last commit.
+    pub fn search(&self, options: &SearchOptions) -> strata_core::Result<SearchResponse> {
+        let snapshot = self.snapshot();
+        let store = &snapshot.store;
+        let request = options.request(&self.config, store)?;
+        let mut searcher =
+            Searcher::with_defined_terms(store, self.config.search.clone(), snapshot.defined_terms.clone());
+        if let Some(embedder) = self.embedder.as_deref() {
+            searcher = searcher.with_embedder(embedder)?;
+        }
+        if let Some(reranker) = self.reranker.as_deref() {
+            searcher = searcher.with_reranker(reranker, self.config.rerank.candidates);
+        }
+        if let Some(tokenizer) = &self.tokenizer {
+            searcher = searcher.with_tokenizer(tokenizer.clone())?;
+        }
+        searcher.search(&request)
+    }
+
+    /// Ingests files, folders and globs (one writer at a time); readers see each commit as
+    /// it lands.
+    pub fn ingest(&self, inputs: &[String], force: bool) -> Result<Summary> {
+        let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let summary = ingest::run(
+            &self.ingest_config,
+            &self.index,
+            inputs,
+            force,
+            false,
+            self.embedder.as_deref(),
+            &|| self.reload_logged(),
+        );
+        self.reload_logged();
+        summary
+    }
+
+    /// Removes a document (id or part of its path) and everything derived from it.
+    pub fn remove(&self, doc: &str) -> strata_core::Result<DocId> {
+        let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let removed = remove(&self.index, doc);
+        if removed.is_ok() {
+            self.reload()?;
+        }
+        removed
+    }
+}
+
+/// Removes a document (id or part of its path) from the index at `index` and commits.
+pub fn remove(index: &Path, doc: &str) -> strata_core::Result<DocId> {
+    // Open for writing with the index's own settings; an absent index is the same clear error
+    // as for reading.
+    let manifest = match Manifest::read(index)? {
+        Some(manifest) => manifest,
+        None => return Err(EmbeddedStore::open(index).err().unwrap_or_else(|| no_manifest(index))),
+    };
+    let mut store = EmbeddedStore::open_or_create(index, manifest)?;
+    let id = navigate::resolve_doc(&store, doc)?;
+    if !store.remove(&id)? {
+        return Err(strata_core::Error::not_found(format!("document {id} is not in the index")));
+    }
+    store.commit()?;
+    Ok(id)
+}
+
+fn no_manifest(index: &Path) -> strata_core::Error {
+    strata_core::Error::Index { path: index.to_path_buf(), reason: "index has no manifest".into() }
+}

@@ -1,0 +1,21 @@
+//! What every strata front-end drives. The CLI, the HTTP API and the MCP server are thin
+//! layers over this crate: they parse what a user or an agent asked, call [`Engine`] (or
+//! [`ingest::run`]) and render the answer.
+//!
+//! - [`Engine`] is an index opened with its models (query embedder, reranker, the index's
+//!   tokenizer). Searches and navigation read a [`Snapshot`], the last commit; ingests and
+//!   removals go through one writer at a time and publish a new snapshot when they commit,
+//!   so readers never see a half-written document.
+//! - [`SearchOptions`] are the options of `strata search` as data, the same for the CLI
+//!   flags, the JSON of `POST /v1/search` and the MCP `search` tool.
+//! - [`ingest`] is the parallel ingest loop; [`estimate`] predicts what a language model's
+//!   contexts would cost; [`models`] picks the embedder and tokenizer an index needs.
+
+mod engine;
+pub mod estimate;
+pub mod ingest;
+pub mod models;
+mod options;
+
+pub use engine::{remove, Engine, OpenOptions, Snapshot};
+pub use options::{parse_page_range, SearchOptions};

@@ -1,0 +1,160 @@
+//! The options of a search as data: `strata search` flags, the JSON of `POST /v1/search`
+//! and the MCP `search` tool all become a [`SearchOptions`], and one function turns it into
+//! the library's [`SearchRequest`] against the index's documents.
+
+use serde::{Deserialize, Serialize};
+use strata_core::config::MAX_K;
+use strata_core::{ChunkKind, Config, Error, Result};
+use strata_index::{Filter, StoreRead};
+use strata_search::{navigate, Expand, Mode, Order, SearchRequest};
+
+/// A search, as a front-end received it. Every field but `query` falls back to `[search]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SearchOptions {
+    /// The query: words, "quoted phrases", section numbers (§ 4.2, Section 102(b)).
+    pub query: String,
+    /// `keyword`, `exact`, `dense`, `hybrid` or `hierarchical` (default from `[search] mode`).
+    #[serde(default)]
+    pub mode: Option<String>,
+    /// Number of results, 1 to 100 (default from `[search] k`).
+    #[serde(default)]
+    pub k: Option<usize>,
+    /// Only this document (id or part of its path), or one subtree as `DOC#NODE`.
+    #[serde(default)]
+    pub doc: Option<String>,
+    /// Only chunks of this kind: content, definition, requirement, table, code, list.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Only chunks on these pages: `12` or `5-7` (physical page numbers, from 1).
+    #[serde(default)]
+    pub page_range: Option<String>,
+    /// Tokens of the assembled context block (default from `[search] budget`).
+    #[serde(default)]
+    pub budget: Option<usize>,
+    /// Return whole pages around each hit, with this many more pages on each side.
+    #[serde(default)]
+    pub pages: Option<u32>,
+    /// Attach the sections the hits refer to (one hop).
+    #[serde(default)]
+    pub refs: bool,
+    /// Auto-merge share: a section is returned whole when at least this share of its chunks
+    /// are hits; 0 turns merging off.
+    #[serde(default)]
+    pub merge: Option<f64>,
+    /// Order of the hits in the context: `position` (grouped by document) or `score`.
+    #[serde(default)]
+    pub order: Option<String>,
+    /// Rerank with the configured reranker (default true when one is configured).
+    #[serde(default)]
+    pub rerank: Option<bool>,
+}
+
+impl SearchOptions {
+    /// Options with only a query.
+    pub fn new(query: impl Into<String>) -> SearchOptions {
+        SearchOptions { query: query.into(), ..SearchOptions::default() }
+    }
+
+    /// The mode these options ask for.
+    pub fn mode(&self, config: &Config) -> Result<Mode> {
+        Mode::parse(self.mode.as_deref().unwrap_or(&config.search.mode))
+    }
+
+    /// The library request for these options; `store` resolves `doc`. Errors name the field,
+    /// the value and what would be accepted.
+    pub fn request(&self, config: &Config, store: &dyn StoreRead) -> Result<SearchRequest> {
+        if self.query.trim().is_empty() {
+            return Err(Error::user("the query is empty; give some words, a phrase or a section number"));
+        }
+        let mode = self.mode(config)?;
+        let k = self.k.unwrap_or(config.search.k);
+        if !(1..=MAX_K).contains(&k) {
+            return Err(Error::user(format!("k must be between 1 and {MAX_K}, got {k}")));
+        }
+        let mut filter = Filter::default();
+        if let Some(doc) = self.doc.as_deref().filter(|d| !d.is_empty()) {
+            if doc.contains('#') {
+                let (stored, node) = navigate::resolve_node(store, doc)?;
+                let last = navigate::last_descendant(&stored.document, node);
+                filter.doc = Some(stored.document.id.clone());
+                filter.nodes = Some((node, last));
+            } else {
+                filter.doc = Some(navigate::resolve_doc(store, doc)?);
+            }
+        }
+        if let Some(kind) = &self.kind {
+            filter.kind = Some(ChunkKind::parse(kind).ok_or_else(|| {
+                Error::user(format!(
+                    "unknown chunk kind {kind:?}; use one of content, definition, requirement, table, code, list"
+                ))
+            })?);
+        }
+        if let Some(range) = &self.page_range {
+            filter.pages = Some(parse_page_range(range).map_err(|_| {
+                Error::user(format!(
+                    "page range {range:?}: give a page (12) or a range (5-7) of page numbers from 1"
+                ))
+            })?);
+        }
+        let mut request = SearchRequest::new(self.query.clone(), mode, k).with_filter(filter);
+        request.expand = Expand::from_config(&config.search);
+        request.expand.pages = self.pages;
+        request.expand.references |= self.refs;
+        if let Some(merge) = self.merge {
+            if !(merge.is_finite() && (0.0..=1.0).contains(&merge)) {
+                return Err(Error::user(format!("merge must be between 0 (off) and 1, got {merge}")));
+            }
+            request.expand.auto_merge = merge;
+        }
+        let budget = self.budget.unwrap_or(config.search.budget);
+        if !(1..=strata_core::config::MAX_BUDGET).contains(&budget) {
+            return Err(Error::user(format!(
+                "budget must be between 1 and {} tokens, got {budget}",
+                strata_core::config::MAX_BUDGET
+            )));
+        }
+        request.budget = Some(budget);
+        request.order = Order::parse(self.order.as_deref().unwrap_or(&config.search.order))?;
+        request.rerank = self.rerank.unwrap_or(true);
+        Ok(request)
+    }
+}
+
+/// `12` or `5-7` (also `5–7`) as an inclusive range of physical pages from 1.
+pub fn parse_page_range(s: &str) -> Result<(u32, u32)> {
+    let bad = || Error::user(format!("{s:?}: give a page (12) or a range (5-7) of page numbers from 1"));
+    let (a, b) = match s.split_once(['-', '–']) {
+        Some((a, b)) => (a.trim(), b.trim()),
+        None => (s.trim(), s.trim()),
+    };
+    let (first, last): (u32, u32) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+    if first == 0 || last < first {
+        return Err(bad());
+    }
+    Ok((first, last))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_ranges() {
+        assert_eq!(parse_page_range("12").unwrap(), (12, 12));
+        assert_eq!(parse_page_range("5-7").unwrap(), (5, 7));
+        assert_eq!(parse_page_range(" 5 – 7 ").unwrap(), (5, 7));
+        for bad in ["0", "7-5", "x", "", "3-"] {
+            assert!(parse_page_range(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        let err = serde_json::from_str::<SearchOptions>(r#"{"query":"q","top_k":3}"#).unwrap_err();
+        assert!(err.to_string().contains("top_k"), "{err}");
+        let o: SearchOptions = serde_json::from_str(r#"{"query":"q","k":3}"#).unwrap();
+        assert_eq!(o.k, Some(3));
+    }
+}
