@@ -144,6 +144,25 @@ pub enum Command {
         /// Document id or part of its path.
         doc: String,
     },
+    /// Serve the HTTP API (JSON under /v1, /openapi.json, /metrics) and MCP at /mcp.
+    Serve {
+        /// Address to listen on (default from config: 127.0.0.1:7700; port 0 picks one).
+        #[arg(long)]
+        addr: Option<String>,
+        /// Listen off loopback without API keys (anyone who reaches it can read and change
+        /// the index).
+        #[arg(long)]
+        public: bool,
+        /// A folder path-based ingest (POST /v1/documents {"paths": [...]}) may read from;
+        /// repeat for more. Adds to `[serve] roots`.
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+        /// Do not mount the MCP server at /mcp.
+        #[arg(long)]
+        no_mcp: bool,
+    },
+    /// Serve MCP over stdin/stdout, for an agent that starts strata itself.
+    Mcp,
     /// Measure retrieval on a data set with gold labels: ingest it once per chunking and
     /// context, run every strategy, write report.{md,json,html} and charts.
     Eval(EvalArgs),

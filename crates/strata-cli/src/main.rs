@@ -37,14 +37,23 @@ fn main() -> ExitCode {
 
 fn real_main() -> ExitCode {
     let cli = Cli::parse();
-    // `RUST_LOG=strata_ingest=debug,strata_search=debug` shows the stages at work.
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| "warn".into()),
-        )
+    // `RUST_LOG=strata_ingest=debug,strata_search=debug` shows the stages at work. The server
+    // logs each request by default; `STRATA_LOG_FORMAT=json` writes one JSON object per line.
+    let default = match cli.command {
+        Command::Serve { .. } => "warn,strata_serve=info,tower_http=info",
+        _ => "warn",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| default.into());
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false);
+    if std::env::var("STRATA_LOG_FORMAT").is_ok_and(|f| f == "json") {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -52,6 +61,16 @@ fn real_main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The engine of `serve` and `mcp`: every model loaded, the index created when absent.
+fn open_for_serving(
+    config: Config,
+    index: &std::path::Path,
+    model: Option<String>,
+) -> Result<std::sync::Arc<Engine>> {
+    let open = OpenOptions { model, dense: true, create: true };
+    Ok(std::sync::Arc::new(Engine::open(config, index, &open)?))
 }
 
 /// Prints `value` as JSON with `--json`, else renders it for people.
@@ -192,6 +211,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let store = EmbeddedStore::open(&cli.index)?;
             let docs = store.documents()?;
             emit(cli.json, &docs, |docs| render::docs(docs))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Serve { addr, public, roots, no_mcp } => {
+            let mut config = config;
+            if let Some(addr) = addr {
+                config.serve.addr = addr;
+            }
+            config.serve.public |= public;
+            config.serve.roots.extend(roots);
+            config.validate("the command line")?;
+            let listen = strata_serve::Listen {
+                addr: config.serve.addr.parse().context("--addr")?,
+                public: config.serve.public,
+                mcp: !no_mcp,
+            };
+            // Before loading any model: a refused address is refused at once.
+            listen.check(config.serve.api_keys.len())?;
+            let engine = open_for_serving(config, &cli.index, cli.model.clone())?;
+            strata_serve::run_http(strata_serve::AppState::new(engine)?, listen)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mcp => {
+            let engine = open_for_serving(config, &cli.index, cli.model.clone())?;
+            strata_serve::run_stdio(engine)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Eval(args) => {

@@ -7,6 +7,7 @@ use crate::{DocId, NodeId, PageRange, Span};
 /// What a chunk mostly is. One kind per chunk, chosen by enrichment in this order of
 /// precedence: definition, requirement, table, code, list, content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ChunkKind {

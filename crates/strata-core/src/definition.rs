@@ -9,6 +9,7 @@ use crate::{DocId, NodeId, Span};
 /// Terms live in a per-document namespace: two documents may define the same term
 /// differently, and both definitions are kept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Definition {
     /// The term as written.
     pub term: String,
@@ -42,6 +43,7 @@ pub fn normalize_term(term: &str) -> String {
 
 /// A cross-reference in the text (`Section 203(a)(1)`, `§ 4.2`, `pursuant to section 5`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Reference {
     /// The reference as written.
     pub raw: String,

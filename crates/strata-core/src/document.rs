@@ -9,6 +9,7 @@ use crate::{PageRange, Span, Tree};
 /// A stable document id, derived from the canonical source path (see
 /// [`DocId::from_source`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct DocId(pub String);
 
@@ -57,6 +58,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The formats strata reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Format {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A half-open byte range `start..end` of a document's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Span {
     /// First byte of the span.
     pub start: usize,
@@ -55,6 +56,7 @@ impl std::fmt::Display for Span {
 
 /// An inclusive range of physical page numbers (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PageRange {
     /// First page, 1-based.
     pub first: u32,

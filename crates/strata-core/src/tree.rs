@@ -10,6 +10,7 @@ use crate::{PageRange, Span};
 
 /// Ordinal id of a node in depth-first order. The root is `0000`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct NodeId(pub u32);
 

@@ -83,7 +83,8 @@ impl Engine {
             Some(m) if m.dense.is_some() && (options.dense || options.create) => {
                 models::for_index(&config, m, model)?
             }
-            None if options.create => models::for_ingest(&config, model)?,
+            // What `strata ingest` would embed with.
+            _ if options.create => models::for_ingest(&config, model)?,
             _ => None,
         };
         let mut ingest_config = config.clone();

@@ -34,6 +34,7 @@ use strata_providers::choose::Chosen;
 
 /// What happened to one file.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FileOutcome {
     /// The path as given.
     pub path: String,
@@ -51,6 +52,7 @@ pub struct FileOutcome {
 
 /// The ingest summary.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Summary {
     /// Files considered.
     pub files: usize,
@@ -86,6 +88,7 @@ pub struct Summary {
 
 /// Contexts of an ingest, when a language model writes them.
 #[derive(Debug, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ContextTally {
     /// Chunks whose context came from the cache.
     pub cached: usize,
@@ -96,6 +99,7 @@ pub struct ContextTally {
     /// Chunks of documents cut to fit the model's window.
     pub truncated: usize,
     /// What the provider reported.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub usage: Usage,
     /// What that cost in USD, when the model's price is known.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -16,6 +16,7 @@ use crate::Manifest;
 
 /// A document as listed by [`StoreRead::documents`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DocSummary {
     /// Id.
     pub id: DocId,

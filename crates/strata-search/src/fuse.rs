@@ -18,6 +18,7 @@ use strata_index::LegHit;
 
 /// A retrieval leg.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Leg {
     /// BM25 over chunk text, headings and title.
@@ -55,6 +56,7 @@ pub struct RankedList {
 
 /// Where a result stood in one leg.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LegRank {
     /// Rank in the leg's list, from 1.
     pub rank: usize,

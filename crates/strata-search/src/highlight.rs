@@ -30,6 +30,7 @@ const MIN_SENTENCE_BYTES: usize = 12;
 
 /// One highlighted sentence.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Highlight {
     /// Byte span in the document's text.
     pub span: Span,

@@ -56,6 +56,7 @@ pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocume
 
 /// One node of an outline.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OutlineNode {
     /// Node id (`0042`).
     pub id: String,
@@ -68,6 +69,7 @@ pub struct OutlineNode {
     /// Pages.
     pub pages: PageRange,
     /// Children.
+    #[cfg_attr(feature = "openapi", schema(no_recursion))]
     pub children: Vec<OutlineNode>,
     /// Descendants left out below a depth limit (`outline_to`); 0 when all are shown.
     #[serde(skip_serializing_if = "is_zero")]
@@ -121,6 +123,7 @@ pub fn outline_to(doc: &StoredDocument, depth: Option<usize>) -> OutlineNode {
 
 /// A section's text with its citation.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Section {
     /// Document id.
     pub doc_id: String,
@@ -158,6 +161,7 @@ pub fn section(doc: &StoredDocument, node: NodeId) -> Section {
 
 /// Pages of a document, as read (running headers and footers left out).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Pages {
     /// Document id.
     pub doc_id: String,
@@ -171,6 +175,7 @@ pub struct Pages {
 
 /// One page's text.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PageText {
     /// Physical page number, from 1.
     pub number: u32,
@@ -221,6 +226,7 @@ pub fn pages(doc: &StoredDocument, first: u32, last: u32) -> Result<Pages> {
 
 /// A definition with its citation.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CitedDefinition {
     /// The definition.
     #[serde(flatten)]
@@ -268,6 +274,7 @@ pub fn define(store: &dyn StoreRead, term: &str) -> Result<Vec<CitedDefinition>>
 
 /// One reference with the titles of both ends.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CitedReference {
     /// The reference.
     #[serde(flatten)]
@@ -280,6 +287,7 @@ pub struct CitedReference {
 
 /// References out of and into a node's subtree.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Refs {
     /// Document id.
     pub doc_id: String,

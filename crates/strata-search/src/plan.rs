@@ -12,6 +12,7 @@ use strata_core::{normalize_term, number};
 
 /// A section identifier found in a query.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Identifier {
     /// As written in the query.
     pub raw: String,
@@ -21,6 +22,7 @@ pub struct Identifier {
 
 /// What a query asks for.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Plan {
     /// The query as given.
     pub query: String,

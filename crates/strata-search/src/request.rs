@@ -7,6 +7,7 @@ use strata_index::Filter;
 
 /// Search modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// BM25 only.
@@ -48,6 +49,7 @@ impl Mode {
 
 /// Order of the hits in the assembled context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Order {
     /// Grouped by document (documents by their best hit), in document order inside each.

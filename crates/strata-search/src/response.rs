@@ -13,6 +13,7 @@ use crate::request::Mode;
 
 /// What a hit covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     /// One chunk.
@@ -26,6 +27,7 @@ pub enum Unit {
 
 /// One result.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SearchHit {
     /// Chunk id (the best chunk of a merged section or of a page range).
     pub chunk_id: String,
@@ -79,6 +81,7 @@ pub struct SearchHit {
 
 /// A definition attached to a response.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AttachedDefinition {
     /// The term as written.
     pub term: String,
@@ -109,6 +112,7 @@ pub struct AttachedDefinition {
 
 /// A section a hit refers to, attached with `references`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AttachedReference {
     /// The reference as written (`section 4.2`).
     pub raw: String,
@@ -134,6 +138,7 @@ pub struct AttachedReference {
 
 /// The hits, definitions and references packed into one block of text for a prompt.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Context {
     /// The block: document groups with cited passages, then definitions, then references.
     pub text: String,
@@ -156,6 +161,7 @@ pub struct Context {
 
 /// What a search returns.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SearchResponse {
     /// The query.
     pub query: String,
@@ -187,6 +193,7 @@ pub struct SearchResponse {
 /// hybrid mode the dense stages run beside the lexical ones, so the stages may add up to
 /// more than the total.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Timings {
     /// Reading the query (identifiers, phrases, terms).
     pub plan: f64,

@@ -1,0 +1,173 @@
+//! Ingest jobs: `POST /v1/documents` answers at once with a job; the job runs on the blocking
+//! pool through the engine's single writer, and `GET /v1/jobs/{id}` tells how it went.
+//!
+//! At most `[serve] max_ingest_jobs` jobs are queued or running; more are refused with 429,
+//! so a client cannot pile up unbounded work. The last `[serve] keep_jobs` finished jobs keep
+//! their status.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::http::StatusCode;
+use serde::Serialize;
+use strata_engine::Engine;
+
+use crate::error::ApiError;
+
+/// Where a job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Waiting for the writer.
+    Queued,
+    /// Ingesting.
+    Running,
+    /// Finished; `summary` tells file by file (some files may have failed).
+    Done,
+    /// The ingest could not run at all; `error` says why.
+    Failed,
+}
+
+/// An ingest job.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Job {
+    /// Job id.
+    pub id: String,
+    /// Where it is.
+    pub state: JobState,
+    /// What it ingests.
+    pub inputs: Vec<String>,
+    /// Re-index unchanged files too.
+    pub force: bool,
+    /// Unix seconds.
+    pub submitted: u64,
+    /// Unix seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished: Option<u64>,
+    /// The ingest summary (`strata ingest --json`), when done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<strata_engine::ingest::Summary>)]
+    pub summary: Option<Arc<serde_json::Value>>,
+    /// Why the ingest could not run, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The job table.
+pub struct Jobs {
+    table: Mutex<Table>,
+    max_active: usize,
+    keep: usize,
+}
+
+struct Table {
+    next: u64,
+    jobs: VecDeque<Job>,
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+impl Jobs {
+    pub fn new(max_active: usize, keep: usize) -> Jobs {
+        Jobs { table: Mutex::new(Table { next: 1, jobs: VecDeque::new() }), max_active, keep }
+    }
+
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Jobs queued or running.
+    pub fn active(&self) -> usize {
+        self.table().jobs.iter().filter(|j| matches!(j.state, JobState::Queued | JobState::Running)).count()
+    }
+
+    /// One job.
+    pub fn get(&self, id: &str) -> Option<Job> {
+        self.table().jobs.iter().find(|j| j.id == id).cloned()
+    }
+
+    /// Every job kept, newest first.
+    pub fn list(&self) -> Vec<Job> {
+        self.table().jobs.iter().rev().cloned().collect()
+    }
+
+    fn update(&self, id: &str, f: impl FnOnce(&mut Job)) {
+        if let Some(job) = self.table().jobs.iter_mut().find(|j| j.id == id) {
+            f(job);
+        }
+    }
+
+    /// Queues an ingest of `inputs` and starts it on the blocking pool.
+    pub fn submit(
+        self: &Arc<Self>,
+        engine: Arc<Engine>,
+        inputs: Vec<String>,
+        force: bool,
+    ) -> Result<Job, ApiError> {
+        let job = {
+            let mut table = self.table();
+            let active =
+                table.jobs.iter().filter(|j| matches!(j.state, JobState::Queued | JobState::Running)).count();
+            if active >= self.max_active {
+                return Err(ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_jobs",
+                    format!(
+                        "{active} ingest jobs are queued or running, the most this server takes ([serve] \
+                         max_ingest_jobs); retry when one finishes (GET /v1/jobs)"
+                    ),
+                ));
+            }
+            let job = Job {
+                id: format!("job-{}", table.next),
+                state: JobState::Queued,
+                inputs: inputs.clone(),
+                force,
+                submitted: now(),
+                finished: None,
+                summary: None,
+                error: None,
+            };
+            table.next += 1;
+            table.jobs.push_back(job.clone());
+            // Forget the oldest finished jobs beyond `keep`.
+            while table.jobs.len() > self.keep + self.max_active {
+                match table.jobs.iter().position(|j| matches!(j.state, JobState::Done | JobState::Failed)) {
+                    Some(i) => {
+                        table.jobs.remove(i);
+                    }
+                    None => break,
+                }
+            }
+            job
+        };
+        let (jobs, id) = (self.clone(), job.id.clone());
+        tokio::task::spawn_blocking(move || {
+            jobs.update(&id, |j| j.state = JobState::Running);
+            tracing::info!(job = %id, inputs = ?inputs, "ingest started");
+            let outcome = engine.ingest(&inputs, force);
+            jobs.update(&id, |j| {
+                j.finished = Some(now());
+                match outcome {
+                    Ok(summary) => {
+                        tracing::info!(
+                            job = %j.id, ingested = summary.ingested, unchanged = summary.unchanged,
+                            failed = summary.failed, "ingest done"
+                        );
+                        j.state = JobState::Done;
+                        j.summary = serde_json::to_value(&summary).ok().map(Arc::new);
+                    }
+                    Err(e) => {
+                        tracing::error!(job = %j.id, "ingest failed: {e:#}");
+                        j.state = JobState::Failed;
+                        j.error = Some(format!("{e:#}"));
+                    }
+                }
+            });
+        });
+        Ok(job)
+    }
+}

@@ -1,0 +1,26 @@
+//! strata over the network, on the same [`strata_engine::Engine`] as the CLI.
+//!
+//! - **HTTP** (`strata serve`): JSON in and out, in the shapes of the CLI's `--json`, under
+//!   `/v1`; `/healthz`, `/metrics` (Prometheus text) and `/openapi.json` (generated from the
+//!   types by utoipa). See [`app::router`] for the routes and the layers around them.
+//! - **MCP** (`strata mcp` over stdio, and `/mcp` streamable HTTP on `serve`): tools for an
+//!   agent to search *and* navigate, and the documents as resources ([`mcp::Strata`]).
+//!
+//! Everything that touches the index runs on tokio's blocking pool; handlers only parse,
+//! check and render.
+
+pub mod app;
+mod auth;
+mod error;
+mod jobs;
+pub mod mcp;
+mod metrics;
+mod openapi;
+mod paths;
+mod routes;
+mod server;
+
+pub use app::{router, AppState};
+pub use error::ErrorBody;
+pub use openapi::openapi;
+pub use server::{cancel_on_signal, run_http, run_stdio, runtime, serve, Listen};

@@ -1,0 +1,123 @@
+//! Path safety for path-based ingest: only files under the configured roots.
+//!
+//! A path is refused when it has a `..` component, when it is not under a root once every
+//! symlink is resolved, or, for a folder, when any file found in it (symlinks followed, as
+//! `strata ingest` follows them) resolves outside the roots. Relative paths are taken from
+//! the first root. Glob patterns are not expanded over HTTP.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::ApiError;
+
+/// The folders path ingest may read from, canonicalized at start.
+pub struct Roots(Vec<PathBuf>);
+
+impl Roots {
+    /// Canonicalizes `roots`; a root that does not exist is a startup error.
+    pub fn new(roots: &[PathBuf]) -> anyhow::Result<Roots> {
+        let mut out = Vec::new();
+        for root in roots {
+            let canonical = std::fs::canonicalize(root).map_err(|e| {
+                anyhow::anyhow!("[serve] roots: {} cannot be used as an ingest root: {e}", root.display())
+            })?;
+            out.push(canonical);
+        }
+        Ok(Roots(out))
+    }
+
+    fn contains(&self, canonical: &Path) -> bool {
+        self.0.iter().any(|root| canonical.starts_with(root))
+    }
+
+    /// The files `input` names, each checked to lie under a root; the error says which
+    /// path was refused and why.
+    pub fn admit(&self, input: &str) -> Result<Vec<PathBuf>, ApiError> {
+        let Some(first) = self.0.first() else {
+            return Err(ApiError::forbidden(
+                "path ingest is off on this server: set [serve] roots to the folders it may read, or upload the file",
+            ));
+        };
+        let path = Path::new(input);
+        if input.is_empty() {
+            return Err(ApiError::bad_request("an ingest path is empty"));
+        }
+        if path.components().any(|c| c == Component::ParentDir) {
+            return Err(ApiError::forbidden(format!(
+                "{input:?}: paths with `..` are refused; give a path under a root"
+            )));
+        }
+        if input.contains(['*', '?', '[']) {
+            return Err(ApiError::bad_request(format!(
+                "{input:?}: glob patterns are not expanded over HTTP; give a file or a folder"
+            )));
+        }
+        let joined = if path.is_absolute() { path.to_path_buf() } else { first.join(path) };
+        let canonical = std::fs::canonicalize(&joined)
+            .map_err(|_| ApiError::not_found(format!("{input:?}: no such file or folder under the roots")))?;
+        if !self.contains(&canonical) {
+            return Err(self.escapes(input));
+        }
+        let text = joined.to_string_lossy().into_owned();
+        let (files, problems) = strata_engine::ingest::collect(std::slice::from_ref(&text));
+        if let Some(problem) = problems.first() {
+            return Err(ApiError::bad_request(problem.messages.join("; ")));
+        }
+        for file in &files {
+            let resolved = std::fs::canonicalize(file)
+                .map_err(|e| ApiError::bad_request(format!("{}: {e}", file.display())))?;
+            if !self.contains(&resolved) {
+                return Err(self.escapes(&file.display().to_string()));
+            }
+        }
+        if files.is_empty() {
+            return Err(ApiError::bad_request(format!(
+                "{input:?}: the folder holds no file strata can read"
+            )));
+        }
+        Ok(files)
+    }
+
+    fn escapes(&self, input: &str) -> ApiError {
+        ApiError::forbidden(format!(
+            "{input:?} is outside the ingest roots (symlinks are resolved); allowed: {}",
+            self.0.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traversal_and_escaping_symlinks_are_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "# Secret\n\nkeep out\n").unwrap();
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("ok.md"), "# Ok\n\nfine\n").unwrap();
+        std::fs::create_dir(root.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), root.path().join("sub/link.md"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("away")).unwrap();
+        let roots = Roots::new(&[root.path().to_path_buf()]).unwrap();
+
+        assert_eq!(roots.admit("ok.md").unwrap().len(), 1);
+        let abs = root.path().join("ok.md");
+        assert_eq!(roots.admit(abs.to_str().unwrap()).unwrap().len(), 1);
+        for (input, status) in [
+            ("../x.md".to_string(), 403),
+            ("sub/../../x.md".to_string(), 403),
+            (outside.path().join("secret.md").display().to_string(), 403),
+            ("sub/link.md".to_string(), 403),
+            ("away/secret.md".to_string(), 403),
+            ("sub".to_string(), 403),
+            ("*.md".to_string(), 400),
+            ("missing.md".to_string(), 404),
+        ] {
+            let err = roots.admit(&input).unwrap_err();
+            assert_eq!(err.status.as_u16(), status, "{input}: {}", err.message);
+        }
+        let off = Roots::new(&[]).unwrap();
+        assert_eq!(off.admit("ok.md").unwrap_err().status.as_u16(), 403);
+    }
+}

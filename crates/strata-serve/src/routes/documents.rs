@@ -1,0 +1,215 @@
+//! `/v1/documents` and `/v1/jobs`: list, ingest (paths under the roots, or an upload),
+//! remove, and the status of ingest jobs.
+
+use std::path::Path;
+
+use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path as UrlPath, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+use strata_core::Format;
+use strata_index::{DocSummary, StoreRead};
+
+use crate::app::AppState;
+use crate::error::{blocking, ApiError, ErrorBody};
+use crate::jobs::Job;
+
+/// A path ingest.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathIngest {
+    /// Files or folders under the server's ingest roots (`[serve] roots`); relative paths
+    /// are taken from the first root.
+    pub paths: Vec<String>,
+    /// Re-index files even when their content is unchanged.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// The query string of an upload.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct UploadParams {
+    /// The file's name, whose extension says its format (`contract.pdf`); uploading the
+    /// same name again replaces the document.
+    pub filename: Option<String>,
+    /// Re-index even when the content is unchanged.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// An accepted ingest.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Accepted {
+    /// The job; poll `GET /v1/jobs/{id}`.
+    pub job: Job,
+}
+
+/// A removal.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Removed {
+    /// The id of the removed document.
+    pub removed: String,
+}
+
+/// The indexed documents, sorted by source path.
+#[utoipa::path(
+    get,
+    path = "/v1/documents",
+    tag = "documents",
+    responses((status = 200, body = Vec<DocSummary>), (status = 401, body = ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<DocSummary>>, ApiError> {
+    let engine = state.engine.clone();
+    Ok(Json(blocking(move || Ok(engine.snapshot().store().documents()?)).await?))
+}
+
+/// Ingests documents, asynchronously. Send JSON (`{"paths": [...]}`) to ingest files or
+/// folders under the server's roots, or the file's bytes with `?filename=NAME` to upload one.
+/// The answer is a job to poll.
+#[utoipa::path(
+    post,
+    path = "/v1/documents",
+    tag = "documents",
+    params(UploadParams),
+    request_body(content(
+        (PathIngest = "application/json"),
+        (Vec<u8> = "application/octet-stream"),
+    )),
+    responses(
+        (status = 202, description = "Queued; `Location` is the job", body = Accepted),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, description = "A path outside the roots, or path ingest off", body = ErrorBody),
+        (status = 413, description = "The body is larger than [serve] max_body_bytes", body = ErrorBody),
+        (status = 429, description = "Too many ingest jobs queued or running", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn ingest(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    params: Result<Query<UploadParams>, QueryRejection>,
+    body: Bytes,
+) -> Result<impl IntoResponse, ApiError> {
+    let Query(params) = params?;
+    let json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+        v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+    });
+    let (inputs, force) = if json {
+        let request: PathIngest = serde_json::from_slice(&body)
+            .map_err(|e| ApiError::bad_request(format!("the request body: {e}")))?;
+        if request.paths.is_empty() {
+            return Err(ApiError::bad_request("paths is empty; give the files or folders to ingest"));
+        }
+        let roots = state.roots.clone();
+        let paths = request.paths;
+        let files = blocking(move || {
+            let mut files = Vec::new();
+            for path in &paths {
+                files.extend(roots.admit(path)?);
+            }
+            Ok(files)
+        })
+        .await?;
+        (files.into_iter().map(|f| f.display().to_string()).collect(), request.force)
+    } else {
+        let name = params.filename.as_deref().ok_or_else(|| {
+            ApiError::bad_request(
+                "an upload needs ?filename=NAME (its extension gives the format); to ingest paths, send \
+                 Content-Type: application/json with {\"paths\": [...]}",
+            )
+        })?;
+        let name = upload_name(name)?;
+        let dir = state.uploads.clone();
+        let path = blocking(move || {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| ApiError::internal(format!("creating {}: {e}", dir.display())))?;
+            let path = dir.join(&name);
+            // Written aside and renamed, so a reader never sees half a file.
+            let partial = dir.join(format!(".{name}.partial"));
+            std::fs::write(&partial, &body)
+                .and_then(|()| std::fs::rename(&partial, &path))
+                .map_err(|e| ApiError::internal(format!("writing {}: {e}", path.display())))?;
+            Ok(path)
+        })
+        .await?;
+        (vec![path.display().to_string()], params.force)
+    };
+    let job = state.jobs.submit(state.engine.clone(), inputs, force)?;
+    let location = format!("/v1/jobs/{}", job.id);
+    Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(Accepted { job })))
+}
+
+/// The name an upload is stored under: one plain file name with a readable extension.
+fn upload_name(name: &str) -> Result<String, ApiError> {
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && name.len() <= 200
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | ' ' | '(' | ')'));
+    if !plain {
+        return Err(ApiError::bad_request(format!(
+            "filename {name:?} must be a plain file name (letters, digits, . - _ space, not starting with a dot)"
+        )));
+    }
+    let readable =
+        Path::new(name).extension().and_then(|e| e.to_str()).and_then(Format::from_extension).is_some();
+    if !readable {
+        return Err(ApiError::bad_request(format!(
+            "filename {name:?}: its extension must be one strata reads (.md, .html, .txt, .pdf, .docx)"
+        )));
+    }
+    Ok(name.to_string())
+}
+
+/// Removes a document (its id, or a part of its path that names one) and everything
+/// derived from it.
+#[utoipa::path(
+    delete,
+    path = "/v1/documents/{id}",
+    tag = "documents",
+    params(("id" = String, Path, description = "Document id or part of its path")),
+    responses((status = 200, body = Removed), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn remove(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+) -> Result<Json<Removed>, ApiError> {
+    let engine = state.engine.clone();
+    let removed = blocking(move || Ok(engine.remove(&id)?)).await?;
+    Ok(Json(Removed { removed: removed.to_string() }))
+}
+
+/// Ingest jobs kept, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/jobs",
+    tag = "documents",
+    responses((status = 200, body = Vec<Job>), (status = 401, body = ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn jobs(State(state): State<AppState>) -> Json<Vec<Job>> {
+    Json(state.jobs.list())
+}
+
+/// One ingest job: queued, running, done (with the ingest summary) or failed.
+#[utoipa::path(
+    get,
+    path = "/v1/jobs/{id}",
+    tag = "documents",
+    params(("id" = String, Path, description = "Job id")),
+    responses((status = 200, body = Job), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    security(("bearer" = []))
+)]
+pub async fn job(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Result<Json<Job>, ApiError> {
+    state
+        .jobs
+        .get(&id)
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found(format!("no job {id:?}; GET /v1/jobs lists the jobs kept")))
+}

@@ -1,0 +1,128 @@
+//! Binding, running and stopping: the loopback rule, the runtime, graceful shutdown.
+
+use std::net::SocketAddr;
+
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use axum::Router;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::{router, AppState};
+use crate::mcp;
+
+/// Where and how to listen.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    /// The address.
+    pub addr: SocketAddr,
+    /// Listen off loopback without API keys (`--public`, `[serve] public`).
+    pub public: bool,
+    /// Mount the MCP server at `/mcp`.
+    pub mcp: bool,
+}
+
+impl Listen {
+    /// Refuses a non-loopback address when no API key is configured, unless opted out.
+    pub fn check(&self, keys: usize) -> Result<()> {
+        if keys == 0 && !self.addr.ip().is_loopback() && !self.public {
+            bail!(
+                "refusing to listen on {} without API keys: anyone who can reach it could read and change \
+                 the index. Set [serve] api_keys or STRATA_API_KEYS, listen on 127.0.0.1, or pass --public \
+                 to accept the risk",
+                self.addr
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The runtime of `strata serve` and `strata mcp`: one async worker per core, and blocking
+/// threads (where searches and ingests run) with room for deep outlines, which serialize
+/// recursively.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(64 << 20)
+        .max_blocking_threads(128)
+        .thread_name("strata-serve")
+        .build()
+}
+
+/// Serves the HTTP API (and `/mcp` when `listen.mcp`) on `listener` until `shutdown` is
+/// cancelled, then stops taking connections and finishes the requests in flight. Ingest
+/// jobs already accepted run to their end before the runtime lets the process go.
+pub async fn serve(
+    state: AppState,
+    listener: tokio::net::TcpListener,
+    listen: &Listen,
+    shutdown: CancellationToken,
+) -> Result<()> {
+    let keys = state.engine.config().serve.api_keys.len();
+    listen.check(keys)?;
+    let local = listener.local_addr().context("reading the bound address")?;
+    let mcp: Option<Router<AppState>> = listen.mcp.then(|| {
+        let service =
+            mcp::http_service(state.engine.clone(), shutdown.child_token(), local.ip().is_loopback());
+        Router::new().nest_service("/mcp", service)
+    });
+    let jobs = state.jobs.clone();
+    let app = router(state, mcp);
+    tracing::info!(addr = %local, keys, "serving");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await
+        .context("serving HTTP")?;
+    let active = jobs.active();
+    if active > 0 {
+        tracing::info!("waiting for {active} ingest jobs to finish");
+    }
+    Ok(())
+}
+
+/// Cancels `token` on Ctrl-C or SIGTERM.
+pub fn cancel_on_signal(token: CancellationToken) {
+    tokio::spawn(async move {
+        let ctrl_c = tokio::signal::ctrl_c();
+        #[cfg(unix)]
+        {
+            let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(e) => {
+                    tracing::warn!("cannot listen for SIGTERM: {e}");
+                    let _ = ctrl_c.await;
+                    token.cancel();
+                    return;
+                }
+            };
+            tokio::select! {
+                _ = ctrl_c => {}
+                _ = term.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = ctrl_c.await;
+        tracing::info!("shutting down: finishing the requests in flight");
+        token.cancel();
+    });
+}
+
+/// `strata serve`: binds `listen.addr`, says where on stderr (`listening on http://…`, which
+/// scripts read when the port is 0), and serves until Ctrl-C or SIGTERM.
+pub fn run_http(state: AppState, listen: Listen) -> Result<()> {
+    listen.check(state.engine.config().serve.api_keys.len())?;
+    runtime().context("starting the async runtime")?.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen.addr).await.with_context(|| {
+            format!("listening on {} (is the port taken? pick another with --addr)", listen.addr)
+        })?;
+        eprintln!("listening on http://{}", listener.local_addr()?);
+        let shutdown = CancellationToken::new();
+        cancel_on_signal(shutdown.clone());
+        serve(state, listener, &listen, shutdown).await
+    })
+}
+
+/// `strata mcp`: MCP over stdin/stdout until the client closes it.
+pub fn run_stdio(engine: Arc<strata_engine::Engine>) -> Result<()> {
+    runtime().context("starting the async runtime")?.block_on(mcp::serve_stdio(engine))
+}
