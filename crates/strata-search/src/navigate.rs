@@ -49,7 +49,7 @@ pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocume
     match found {
         Some(n) => Ok((stored, n)),
         None => Err(Error::not_found(format!(
-            "{id} has no node {node:?}; use a node id from `strata tree {id}` (e.g. 0003) or a section number"
+            "{id} has no node {node:?}; use a node id from its outline (`strata tree {id}`, or the outline tool) such as 0003, or a section number"
         ))),
     }
 }

@@ -282,7 +282,22 @@ impl Strata {
                     d.definition.text
                 );
             }
-            Ok(answer(text, json(&found)))
+            // Node ids as the outline writes them ("0015"), so they can be passed back as they are.
+            let definitions: Vec<serde_json::Value> = found
+                .iter()
+                .map(|d| {
+                    serde_json::json!({
+                        "term": d.definition.term,
+                        "text": d.definition.text,
+                        "doc_id": d.definition.doc,
+                        "doc_title": d.doc_title,
+                        "node_id": d.definition.node.to_string(),
+                        "heading_path": d.heading_path,
+                        "pages": d.pages,
+                    })
+                })
+                .collect();
+            Ok(answer(text, serde_json::json!({ "definitions": definitions })))
         })
         .await
     }
@@ -347,7 +362,24 @@ impl Strata {
             for r in &refs.incoming {
                 let _ = writeln!(text, "- {:?} from node {} \"{}\"", r.reference.raw, r.reference.from, r.from_title);
             }
-            Ok(answer(text, json(&refs)))
+            let cited = |r: &navigate::CitedReference| {
+                serde_json::json!({
+                    "raw": r.reference.raw,
+                    "target": r.reference.target,
+                    "from_node_id": r.reference.from.to_string(),
+                    "from_title": r.from_title,
+                    "to_node_id": r.reference.resolved.map(|n| n.to_string()),
+                    "to_title": r.to_title,
+                    "external": r.reference.external,
+                })
+            };
+            let structured = serde_json::json!({
+                "doc_id": refs.doc_id,
+                "node_id": refs.node_id,
+                "outgoing": refs.outgoing.iter().map(cited).collect::<Vec<_>>(),
+                "incoming": refs.incoming.iter().map(cited).collect::<Vec<_>>(),
+            });
+            Ok(answer(text, structured))
         })
         .await
     }
@@ -368,7 +400,7 @@ impl Strata {
             if docs.is_empty() {
                 text.push_str("The index holds no document yet.\n");
             }
-            Ok(answer(text, json(&docs)))
+            Ok(answer(text, serde_json::json!({ "documents": docs })))
         })
         .await
     }

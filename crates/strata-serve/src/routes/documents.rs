@@ -60,7 +60,7 @@ pub struct Removed {
     get,
     path = "/v1/documents",
     tag = "documents",
-    responses((status = 200, body = Vec<DocSummary>), (status = 401, body = ErrorBody)),
+    responses((status = 200, description = "The documents", body = Vec<DocSummary>), (status = 401, description = "No valid API key", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<DocSummary>>, ApiError> {
@@ -82,8 +82,8 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<DocSummary>>
     )),
     responses(
         (status = 202, description = "Queued; `Location` is the job", body = Accepted),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody),
+        (status = 400, description = "A bad parameter (the message names it)", body = ErrorBody),
+        (status = 401, description = "No valid API key", body = ErrorBody),
         (status = 403, description = "A path outside the roots, or path ingest off", body = ErrorBody),
         (status = 413, description = "The body is larger than [serve] max_body_bytes", body = ErrorBody),
         (status = 429, description = "Too many ingest jobs queued or running", body = ErrorBody),
@@ -173,7 +173,7 @@ fn upload_name(name: &str) -> Result<String, ApiError> {
     path = "/v1/documents/{id}",
     tag = "documents",
     params(("id" = String, Path, description = "Document id or part of its path")),
-    responses((status = 200, body = Removed), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    responses((status = 200, description = "Removed", body = Removed), (status = 401, description = "No valid API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn remove(
@@ -190,7 +190,7 @@ pub async fn remove(
     get,
     path = "/v1/jobs",
     tag = "documents",
-    responses((status = 200, body = Vec<Job>), (status = 401, body = ErrorBody)),
+    responses((status = 200, description = "The jobs, newest first", body = Vec<Job>), (status = 401, description = "No valid API key", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn jobs(State(state): State<AppState>) -> Json<Vec<Job>> {
@@ -203,7 +203,7 @@ pub async fn jobs(State(state): State<AppState>) -> Json<Vec<Job>> {
     path = "/v1/jobs/{id}",
     tag = "documents",
     params(("id" = String, Path, description = "Job id")),
-    responses((status = 200, body = Job), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    responses((status = 200, description = "The job", body = Job), (status = 401, description = "No valid API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn job(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Result<Json<Job>, ApiError> {

@@ -25,7 +25,7 @@ pub struct TreeParams {
     path = "/v1/documents/{id}/tree",
     tag = "navigate",
     params(("id" = String, Path, description = "Document id or part of its path"), TreeParams),
-    responses((status = 200, body = OutlineNode), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    responses((status = 200, description = "The outline", body = OutlineNode), (status = 401, description = "No valid API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn tree(
@@ -54,7 +54,7 @@ pub async fn tree(
         ("id" = String, Path, description = "Document id or part of its path"),
         ("node" = String, Path, description = "Node id (0042) or section number (4.2)"),
     ),
-    responses((status = 200, body = Section), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    responses((status = 200, description = "The section", body = Section), (status = 401, description = "No valid API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn section(
@@ -88,10 +88,10 @@ pub struct PageParams {
     tag = "navigate",
     params(("id" = String, Path, description = "Document id or part of its path"), PageParams),
     responses(
-        (status = 200, body = Pages),
-        (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        (status = 200, description = "The pages", body = Pages),
+        (status = 400, description = "A bad parameter (the message names it)", body = ErrorBody),
+        (status = 401, description = "No valid API key", body = ErrorBody),
+        (status = 404, description = "No such document, section or job", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
@@ -134,7 +134,7 @@ pub struct DefineParams {
     path = "/v1/definitions",
     tag = "navigate",
     params(DefineParams),
-    responses((status = 200, body = Vec<CitedDefinition>), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)),
+    responses((status = 200, description = "The definitions (none: an empty list)", body = Vec<CitedDefinition>), (status = 400, description = "A bad parameter (the message names it)", body = ErrorBody), (status = 401, description = "No valid API key", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn definitions(
@@ -179,7 +179,7 @@ pub struct RefParams {
     path = "/v1/references",
     tag = "navigate",
     params(RefParams),
-    responses((status = 200, body = Refs), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    responses((status = 200, description = "The references", body = Refs), (status = 401, description = "No valid API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn references(

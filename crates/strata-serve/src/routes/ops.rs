@@ -20,7 +20,7 @@ pub struct Health {
 }
 
 /// Liveness: answers without an API key.
-#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, body = Health)))]
+#[utoipa::path(get, path = "/healthz", tag = "ops", responses((status = 200, description = "Alive", body = Health)))]
 pub async fn healthz() -> Json<Health> {
     Json(Health { status: "ok", version: env!("CARGO_PKG_VERSION") })
 }
@@ -30,7 +30,7 @@ pub async fn healthz() -> Json<Health> {
     get,
     path = "/metrics",
     tag = "ops",
-    responses((status = 200, content_type = "text/plain; version=0.0.4", body = String), (status = 401, body = ErrorBody)),
+    responses((status = 200, description = "Prometheus text", content_type = "text/plain; version=0.0.4", body = String), (status = 401, description = "No valid API key", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {

@@ -1,0 +1,558 @@
+//! The HTTP API through a real client (reqwest) against a server on an ephemeral loopback
+//! port: auth, limits, path traversal, ingest while searching, navigation, errors, metrics,
+//! the OpenAPI document, graceful shutdown.
+//!
+//! The dense leg is off here (no model needed); `strata-cli/tests/serve.rs` runs the binary
+//! with the model and a corpus document.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use strata_core::Config;
+use strata_engine::{Engine, OpenOptions};
+use strata_serve::{AppState, Listen};
+use tokio_util::sync::CancellationToken;
+
+const KEY: &str = "test-key-0123456789abcdef";
+
+struct Server {
+    base: String,
+    client: reqwest::Client,
+    root: PathBuf,
+    shutdown: CancellationToken,
+    handle: tokio::task::JoinHandle<anyhow::Result<()>>,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+impl Server {
+    async fn start(tweak: impl FnOnce(&mut Config)) -> Server {
+        let index = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.dense.enabled = false;
+        config.serve.api_keys = vec![KEY.into()];
+        config.serve.roots = vec![root.path().to_path_buf()];
+        tweak(&mut config);
+        let dir = index.path().to_path_buf();
+        let engine = tokio::task::spawn_blocking(move || {
+            Engine::open(config, &dir, &OpenOptions { create: true, ..OpenOptions::default() })
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        let state = AppState::new(Arc::new(engine)).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let listen = Listen { addr, public: false, mcp: true };
+        let shutdown = CancellationToken::new();
+        let token = shutdown.clone();
+        let handle = tokio::spawn(async move { strata_serve::serve(state, listener, &listen, token).await });
+        Server {
+            base: format!("http://{addr}"),
+            client: reqwest::Client::new(),
+            root: root.path().to_path_buf(),
+            shutdown,
+            handle,
+            _dirs: (index, root),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.get(self.url(path)).bearer_auth(KEY)
+    }
+
+    fn post(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.post(self.url(path)).bearer_auth(KEY)
+    }
+
+    async fn search(&self, body: Value) -> (StatusCode, Value) {
+        let r = self.post("/v1/search").json(&body).send().await.unwrap();
+        let status = r.status();
+        (status, r.json().await.unwrap())
+    }
+
+    /// Ingests `names` (under the root) and waits for the job to finish.
+    async fn ingest(&self, names: &[&str]) -> Value {
+        let r = self.post("/v1/documents").json(&json!({ "paths": names })).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::ACCEPTED);
+        let location = r.headers()["location"].to_str().unwrap().to_string();
+        let job: Value = r.json().await.unwrap();
+        assert_eq!(location, format!("/v1/jobs/{}", job["job"]["id"].as_str().unwrap()));
+        self.wait(&location).await
+    }
+
+    async fn wait(&self, location: &str) -> Value {
+        let started = Instant::now();
+        loop {
+            let job: Value = self.get(location).send().await.unwrap().json().await.unwrap();
+            match job["state"].as_str().unwrap() {
+                "done" | "failed" => return job,
+                _ if started.elapsed() > Duration::from_secs(120) => panic!("job never finished: {job}"),
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        std::fs::write(self.root.join(name), text).unwrap();
+    }
+
+    async fn stop(self) {
+        self.shutdown.cancel();
+        self.handle.await.unwrap().unwrap();
+    }
+}
+
+const CONTRACT: &str = "# Master Services Agreement
+
+## 1. Definitions
+
+\"Confidential Information\" means any information disclosed by one party to the other that is marked confidential.
+
+\"Services\" means the work described in Section 3.
+
+## 2. Obligations
+
+The Supplier shall protect Confidential Information with reasonable care, pursuant to Section 1.
+The Supplier shall not disclose it except as permitted by Section 4.
+
+## 3. Services
+
+The Supplier shall provide the Services described in each statement of work.
+
+## 4. Permitted Disclosure
+
+A party may disclose Confidential Information when a court orders it.
+";
+
+/// A long manual: many sections, so that its ingest takes a while.
+fn manual(sections: usize) -> String {
+    let mut text = String::from("# Operator Manual\n\n");
+    for i in 1..=sections {
+        text.push_str(&format!(
+            "## {i}. Procedure {i}\n\nStep {i} of the calibration of the flux capacitor: align the \
+             zorbulator ring to notch {i}, then record the reading in the maintenance log. Operators \
+             repeat the check every shift and report deviations to the supervisor on duty.\n\n"
+        ));
+    }
+    text
+}
+
+fn error_code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or_else(|| panic!("not an error body: {body}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_needs_a_valid_bearer_key_except_on_healthz() {
+    let server = Server::start(|_| {}).await;
+    let health = server.client.get(server.url("/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+
+    for path in ["/v1/documents", "/metrics", "/openapi.json", "/v1/jobs"] {
+        let none = server.client.get(server.url(path)).send().await.unwrap();
+        assert_eq!(none.status(), StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(none.headers()["www-authenticate"], "Bearer");
+        let body: Value = none.json().await.unwrap();
+        assert_eq!(error_code(&body), "unauthorized");
+
+        let wrong = server
+            .client
+            .get(server.url(path))
+            .bearer_auth("test-key-0123456789abcdeX")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED, "{path}");
+        let prefix =
+            server.client.get(server.url(path)).bearer_auth(&KEY[..KEY.len() - 1]).send().await.unwrap();
+        assert_eq!(prefix.status(), StatusCode::UNAUTHORIZED, "{path}");
+        let basic = server.client.get(server.url(path)).basic_auth("user", Some(KEY)).send().await.unwrap();
+        assert_eq!(basic.status(), StatusCode::UNAUTHORIZED, "{path}");
+
+        let good = server.get(path).send().await.unwrap();
+        assert_eq!(good.status(), StatusCode::OK, "{path}");
+    }
+    // The MCP endpoint is behind the same check.
+    let mcp = server.client.post(server.url("/mcp")).json(&json!({})).send().await.unwrap();
+    assert_eq!(mcp.status(), StatusCode::UNAUTHORIZED);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_on_query_k_body_and_jobs_are_enforced_with_clear_errors() {
+    let server = Server::start(|c| {
+        c.serve.max_query_chars = 100;
+        c.serve.max_body_bytes = 64 * 1024;
+        c.serve.max_ingest_jobs = 1;
+    })
+    .await;
+    server.write("contract.md", CONTRACT);
+    server.ingest(&["contract.md"]).await;
+
+    let (status, body) = server.search(json!({ "query": "x".repeat(101) })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["error"]["message"].as_str().unwrap().contains("max_query_chars"), "{body}");
+
+    let (status, body) = server.search(json!({ "query": "confidential", "k": 101 })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["error"]["message"].as_str().unwrap().contains("k must be between 1 and 100"), "{body}");
+    let (status, _) = server.search(json!({ "query": "confidential", "k": 100 })).await;
+    assert_eq!(status, StatusCode::OK);
+
+    let (status, body) = server.search(json!({ "query": "confidential", "top_k": 3 })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(body["error"]["message"].as_str().unwrap().contains("top_k"), "{body}");
+    let (status, body) = server.search(json!({ "query": "confidential", "mode": "fuzzy" })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["error"]["message"].as_str().unwrap().contains("hybrid"), "{body}");
+    let (status, body) = server.search(json!({ "query": "   " })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+
+    // A body over the limit is refused before it is read whole.
+    let big = vec![b'a'; 65 * 1024];
+    let r = server.post("/v1/documents?filename=big.md").body(big).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+
+    // One job at a time: a second while the first is queued or running is refused.
+    server.write("manual.md", &manual(3000));
+    let first = server.post("/v1/documents").json(&json!({ "paths": ["manual.md"] })).send().await.unwrap();
+    assert_eq!(first.status(), StatusCode::ACCEPTED);
+    let location = first.headers()["location"].to_str().unwrap().to_string();
+    let second =
+        server.post("/v1/documents").json(&json!({ "paths": ["contract.md"] })).send().await.unwrap();
+    assert_eq!(second.status(), StatusCode::TOO_MANY_REQUESTS);
+    let body: Value = second.json().await.unwrap();
+    assert_eq!(error_code(&body), "too_many_jobs");
+    assert_eq!(server.wait(&location).await["state"], "done");
+    let third = server.post("/v1/documents").json(&json!({ "paths": ["contract.md"] })).send().await.unwrap();
+    assert_eq!(third.status(), StatusCode::ACCEPTED);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn path_traversal_and_escaping_symlinks_are_refused() {
+    let server = Server::start(|_| {}).await;
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "# Secret\n\nThe launch code is 0000.\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), server.root.join("link.md")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), server.root.join("away")).unwrap();
+    server.write("ok.md", CONTRACT);
+    let secret = outside.path().join("secret.md").display().to_string();
+
+    for (paths, status) in [
+        (json!(["../secret.md"]), StatusCode::FORBIDDEN),
+        (json!(["ok.md", "sub/../../secret.md"]), StatusCode::FORBIDDEN),
+        (json!([secret]), StatusCode::FORBIDDEN),
+        (json!(["link.md"]), StatusCode::FORBIDDEN),
+        (json!(["away/secret.md"]), StatusCode::FORBIDDEN),
+        (json!(["."]), StatusCode::FORBIDDEN), // the folder holds link.md, which escapes
+        (json!(["/etc/passwd"]), StatusCode::FORBIDDEN),
+        (json!(["*.md"]), StatusCode::BAD_REQUEST),
+        (json!(["missing.md"]), StatusCode::NOT_FOUND),
+        (json!([]), StatusCode::BAD_REQUEST),
+    ] {
+        let r = server.post("/v1/documents").json(&json!({ "paths": paths })).send().await.unwrap();
+        assert_eq!(r.status(), status, "{paths}");
+        let body: Value = r.json().await.unwrap();
+        assert!(!body["error"]["message"].as_str().unwrap().is_empty());
+    }
+    // Uploads are named by a plain file name only.
+    for name in ["../x.md", "a/b.md", ".hidden.md", "x.exe", ""] {
+        let r = server
+            .post(&format!("/v1/documents?filename={name}"))
+            .body("# X\n\ntext\n")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{name:?}");
+    }
+    // Nothing was ingested by any of that.
+    let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+    assert_eq!(docs, json!([]));
+    // A server without roots refuses path ingest but takes uploads.
+    server.stop().await;
+    let closed = Server::start(|c| c.serve.roots.clear()).await;
+    let r = closed.post("/v1/documents").json(&json!({ "paths": ["ok.md"] })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = closed.post("/v1/documents?filename=contract.md").body(CONTRACT).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let location = r.headers()["location"].to_str().unwrap().to_string();
+    let job = closed.wait(&location).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["summary"]["ingested"], 1, "{job}");
+    let (status, body) = closed.search(json!({ "query": "court orders", "mode": "keyword" })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body["hits"][0]["text"].as_str().unwrap().contains("court orders"), "{body}");
+    closed.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searches_stay_consistent_while_an_ingest_commits() {
+    let server = Arc::new(Server::start(|c| c.ingest.commit_every = 1).await);
+    server.write("contract.md", CONTRACT);
+    server.ingest(&["contract.md"]).await;
+    let contract_id = {
+        let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+        docs[0]["id"].as_str().unwrap().to_string()
+    };
+    server.write("manual.md", &manual(1500));
+    server.write("manual2.md", &manual(200).replace("Operator Manual", "Second Manual"));
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let searches = Arc::new(AtomicUsize::new(0));
+    let reader = {
+        let (server, stop, searches, contract_id) =
+            (server.clone(), stop.clone(), searches.clone(), contract_id.clone());
+        tokio::spawn(async move {
+            let mut seen_docs = 1;
+            while !stop.load(Ordering::Relaxed) {
+                let (status, body) = server
+                    .search(json!({ "query": "Confidential Information", "mode": "keyword", "k": 5 }))
+                    .await;
+                assert_eq!(status, StatusCode::OK, "{body}");
+                let hits = body["hits"].as_array().unwrap();
+                // The contract was committed before: every snapshot has it, whole.
+                assert!(!hits.is_empty(), "{body}");
+                assert!(hits.iter().all(|h| h["doc_id"] == contract_id.as_str()), "{body}");
+                let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+                let n = docs.as_array().unwrap().len();
+                // Readers see whole commits, in order: 1, then 2, then 3 documents.
+                assert!(n >= seen_docs && n <= 3, "{n} documents after {seen_docs}");
+                for d in docs.as_array().unwrap() {
+                    assert!(d["chunks"].as_u64().unwrap() > 0, "a document without its chunks: {d}");
+                }
+                seen_docs = n;
+                searches.fetch_add(1, Ordering::Relaxed);
+            }
+            seen_docs
+        })
+    };
+    let job = server.ingest(&["manual.md", "manual2.md"]).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(job["summary"]["ingested"], 2, "{job}");
+    stop.store(true, Ordering::Relaxed);
+    assert_eq!(reader.await.unwrap(), 3);
+    assert!(
+        searches.load(Ordering::Relaxed) >= 3,
+        "the reader ran {} searches",
+        searches.load(Ordering::Relaxed)
+    );
+    // The new documents are searchable at once.
+    let (status, body) = server.search(json!({ "query": "zorbulator notch 77", "mode": "keyword" })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body["hits"][0]["heading_path"].to_string().contains("Procedure 77"), "{body}");
+    Arc::into_inner(server).unwrap().stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn navigation_removal_errors_and_metrics() {
+    let server = Server::start(|_| {}).await;
+    server.write("contract.md", CONTRACT);
+    server.ingest(&["contract.md"]).await;
+    let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+    let id = docs[0]["id"].as_str().unwrap().to_string();
+
+    let tree: Value =
+        server.get(&format!("/v1/documents/{id}/tree")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(tree["children"][0]["title"], "Master Services Agreement", "{tree}");
+    assert_eq!(tree["children"][0]["children"].as_array().unwrap().len(), 4, "{tree}");
+    let shallow: Value =
+        server.get(&format!("/v1/documents/{id}/tree?depth=1")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(shallow["children"][0]["children"], json!([]), "{shallow}");
+    assert_eq!(shallow["children"][0]["hidden"], 4, "{shallow}");
+
+    // A section by its number, and by the node id the tree gave.
+    let section: Value =
+        server.get(&format!("/v1/documents/{id}/sections/4")).send().await.unwrap().json().await.unwrap();
+    assert!(section["text"].as_str().unwrap().contains("court orders"), "{section}");
+    let node = section["node_id"].as_str().unwrap();
+    let again: Value = server
+        .get(&format!("/v1/documents/{id}/sections/{node}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(again, section);
+
+    let pages: Value =
+        server.get(&format!("/v1/documents/{id}/pages?from=1")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(pages["pages"][0]["number"], 1, "{pages}");
+    let bad = server.get(&format!("/v1/documents/{id}/pages?from=3&to=2")).send().await.unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    let bad = server.get(&format!("/v1/documents/{id}/pages?from=x")).send().await.unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+
+    let defs: Value = server
+        .get("/v1/definitions?term=confidential%20information")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(defs[0]["term"], "Confidential Information", "{defs}");
+    let none: Value = server.get("/v1/definitions?term=warranty").send().await.unwrap().json().await.unwrap();
+    assert_eq!(none, json!([]));
+
+    let refs: Value =
+        server.get(&format!("/v1/references?doc={id}&node=2")).send().await.unwrap().json().await.unwrap();
+    let outgoing = refs["outgoing"].as_array().unwrap();
+    assert!(outgoing.iter().any(|r| r["raw"].as_str().unwrap().contains("Section 4")), "{refs}");
+
+    for path in [
+        "/v1/documents/nope/tree".to_string(),
+        format!("/v1/documents/{id}/sections/9.9"),
+        "/v1/references?doc=nope".to_string(),
+        "/v1/jobs/job-999".to_string(),
+        "/v1/nothing".to_string(),
+    ] {
+        let r = server.get(&path).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::NOT_FOUND, "{path}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(error_code(&body), "not_found", "{path}");
+    }
+
+    let removed = server
+        .client
+        .delete(server.url(&format!("/v1/documents/{id}")))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(removed.status(), StatusCode::OK);
+    let again = server
+        .client
+        .delete(server.url(&format!("/v1/documents/{id}")))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_FOUND);
+    let (status, body) = server.search(json!({ "query": "court orders", "mode": "keyword" })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["hits"], json!([]));
+
+    let metrics = server.get("/metrics").send().await.unwrap();
+    assert!(metrics.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    let text = metrics.text().await.unwrap();
+    for needle in [
+        r#"strata_http_requests_total{method="GET",route="/v1/documents/{id}/tree",status="200"} 2"#,
+        r#"strata_http_requests_total{method="DELETE",route="/v1/documents/{id}",status="404"} 1"#,
+        r#"strata_searches_total{mode="keyword"} 1"#,
+        "strata_documents 0",
+        "strata_http_request_duration_seconds_bucket{route=\"/v1/search\",le=\"+Inf\"} 1",
+    ] {
+        assert!(text.contains(needle), "missing {needle} in\n{text}");
+    }
+    // Requests are echoed their id.
+    let r = server.get("/v1/documents").header("x-request-id", "abc-123").send().await.unwrap();
+    assert_eq!(r.headers()["x-request-id"], "abc-123");
+    server.stop().await;
+}
+
+/// Every `$ref` of `value` names a schema of `doc`.
+fn refs_resolve(doc: &Value, value: &Value, missing: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get("$ref") {
+                let name = r.strip_prefix("#/components/schemas/").unwrap_or(r);
+                if doc["components"]["schemas"].get(name).is_none() {
+                    missing.push(r.clone());
+                }
+            }
+            map.values().for_each(|v| refs_resolve(doc, v, missing));
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs_resolve(doc, v, missing)),
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_document_describes_every_route_and_resolves() {
+    let server = Server::start(|_| {}).await;
+    let doc: Value = server.get("/openapi.json").send().await.unwrap().json().await.unwrap();
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    for (path, method) in [
+        ("/v1/search", "post"),
+        ("/v1/documents", "get"),
+        ("/v1/documents", "post"),
+        ("/v1/documents/{id}", "delete"),
+        ("/v1/documents/{id}/tree", "get"),
+        ("/v1/documents/{id}/sections/{node}", "get"),
+        ("/v1/documents/{id}/pages", "get"),
+        ("/v1/definitions", "get"),
+        ("/v1/references", "get"),
+        ("/v1/jobs", "get"),
+        ("/v1/jobs/{id}", "get"),
+        ("/healthz", "get"),
+        ("/metrics", "get"),
+    ] {
+        assert!(paths.get(path).and_then(|p| p.get(method)).is_some(), "{method} {path} is not described");
+    }
+    assert!(paths["/healthz"]["get"].get("security").is_none(), "healthz is open");
+    assert_eq!(paths["/v1/search"]["post"]["security"], json!([{ "bearer": [] }]));
+    assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
+    // The shapes come from the types: the search request and response fields are there.
+    let schemas = &doc["components"]["schemas"];
+    for field in
+        ["query", "mode", "k", "doc", "kind", "page_range", "budget", "pages", "refs", "merge", "order"]
+    {
+        assert!(schemas["SearchOptions"]["properties"].get(field).is_some(), "SearchOptions.{field}");
+    }
+    for field in ["hits", "definitions", "context", "timings", "took_ms"] {
+        assert!(schemas["SearchResponse"]["properties"].get(field).is_some(), "SearchResponse.{field}");
+    }
+    let mut missing = Vec::new();
+    refs_resolve(&doc, &doc, &mut missing);
+    assert!(missing.is_empty(), "unresolved: {missing:?}");
+    // The library's own function gives the same document.
+    assert_eq!(serde_json::to_value(strata_serve::openapi()).unwrap(), doc);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_finishes_requests_in_flight() {
+    let server = Server::start(|_| {}).await;
+    server.write("manual.md", &manual(1500));
+    server.ingest(&["manual.md"]).await;
+    // Several searches in flight when shutdown begins all get their answer.
+    let mut pending = Vec::new();
+    for i in 0..8 {
+        let request = server
+            .post("/v1/search")
+            .json(&json!({ "query": format!("calibration notch {i} maintenance log"), "k": 50, "budget": 20000 }))
+            .send();
+        pending.push(tokio::spawn(request));
+    }
+    // Long enough for every request to be received (each search takes longer than this on two
+    // cores in a debug build, so some are still running).
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    server.shutdown.cancel();
+    for p in pending {
+        let r = p.await.unwrap().unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    server.handle.await.unwrap().unwrap();
+}
+
+#[test]
+fn a_public_address_needs_keys_or_an_explicit_opt_out() {
+    let public: std::net::SocketAddr = "0.0.0.0:7700".parse().unwrap();
+    let open = Listen { addr: public, public: false, mcp: true };
+    let err = open.check(0).unwrap_err().to_string();
+    assert!(err.contains("api_keys") && err.contains("--public"), "{err}");
+    assert!(open.check(1).is_ok());
+    assert!(Listen { public: true, ..open.clone() }.check(0).is_ok());
+    assert!(Listen { addr: "127.0.0.1:7700".parse().unwrap(), ..open }.check(0).is_ok());
+}
