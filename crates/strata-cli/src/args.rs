@@ -105,6 +105,13 @@ pub enum Command {
         /// Do not rerank, whatever the configuration says.
         #[arg(long, conflicts_with = "rerank")]
         no_rerank: bool,
+        /// Sentences highlighted per hit, 0 (off) to 20 (default from config: 3).
+        #[arg(long, value_name = "N")]
+        highlights: Option<usize>,
+        /// Score highlights with BM25 over the hits' sentences instead of the embedding model
+        /// (much cheaper on a CPU).
+        #[arg(long)]
+        lexical_highlights: bool,
     },
     /// Print a document's outline with node ids, numbers and pages.
     Tree {

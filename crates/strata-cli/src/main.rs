@@ -125,6 +125,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rerank_model,
             rerank_candidates,
             no_rerank,
+            highlights,
+            lexical_highlights,
         } => {
             let mut config = config;
             if let Some(kind) = rerank {
@@ -153,6 +155,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 merge,
                 order,
                 rerank: None,
+                highlights,
+                dense_highlights: lexical_highlights.then_some(false),
             };
             let mode = options.mode(&config)?;
             let needs_dense = mode == Mode::Dense

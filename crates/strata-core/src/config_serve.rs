@@ -26,6 +26,11 @@ pub struct ServeConfig {
     pub max_query_chars: usize,
     /// Seconds a request may take before it is answered 408. Default 30.
     pub request_timeout_secs: u64,
+    /// Searches computed at once; more wait their turn (the wait counts toward the request
+    /// timeout). 0, the default, means two per core: on two cores that served 106 searches/s
+    /// at p99 0.76 s to 64 clients, against 85/s at one per core and 100/s at p99 2.3 s
+    /// unbounded (`bench/results/serve-load.md`).
+    pub max_concurrent_searches: usize,
     /// Ingest jobs queued or running at once; more are refused with 429. Default 4.
     pub max_ingest_jobs: usize,
     /// Finished ingest jobs whose status is kept. Default 100.
@@ -42,6 +47,7 @@ impl Default for ServeConfig {
             max_body_bytes: 64 << 20,
             max_query_chars: 2000,
             request_timeout_secs: 30,
+            max_concurrent_searches: 0,
             max_ingest_jobs: 4,
             keep_jobs: 100,
         }
@@ -59,6 +65,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_query_chars", &self.max_query_chars)
             .field("request_timeout_secs", &self.request_timeout_secs)
+            .field("max_concurrent_searches", &self.max_concurrent_searches)
             .field("max_ingest_jobs", &self.max_ingest_jobs)
             .field("keep_jobs", &self.keep_jobs)
             .finish()
@@ -98,6 +105,14 @@ impl ServeConfig {
             return bad("max_ingest_jobs", "must be between 1 and 64", self.max_ingest_jobs.to_string());
         }
         Ok(())
+    }
+
+    /// Searches computed at once: `max_concurrent_searches`, or two per core when 0.
+    pub fn search_slots(&self) -> usize {
+        match self.max_concurrent_searches {
+            0 => 2 * std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+            n => n,
+        }
     }
 
     /// Adds the keys of `STRATA_API_KEYS` (comma-separated, blanks ignored).

@@ -40,13 +40,26 @@ pub struct Snapshot {
     store: EmbeddedStore,
     defined_terms: Arc<[String]>,
     generation: u64,
+    /// The commit file as it was just before opening.
+    stamp: Option<Stamp>,
+}
+
+/// What identifies a commit on disk without opening the index: tantivy rewrites `meta.json`
+/// (atomically) on every commit.
+type Stamp = (std::time::SystemTime, u64);
+
+fn stamp(index: &Path) -> Option<Stamp> {
+    let meta = std::fs::metadata(index.join("tantivy").join("meta.json")).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
 }
 
 impl Snapshot {
     fn open(index: &Path, generation: u64) -> strata_core::Result<Snapshot> {
+        // Read before opening: a commit landing in between is seen by the next refresh.
+        let stamp = stamp(index);
         let store = EmbeddedStore::open(index)?;
         let defined_terms = store.defined_terms()?.into();
-        Ok(Snapshot { store, defined_terms, generation })
+        Ok(Snapshot { store, defined_terms, generation, stamp })
     }
 
     /// The store at this commit.
@@ -150,6 +163,18 @@ impl Engine {
         let fresh = Arc::new(Snapshot::open(&self.index, generation)?);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = fresh;
         Ok(())
+    }
+
+    /// Publishes the last commit when another process (a `strata ingest`) committed since
+    /// the current snapshot was opened; true when it did. A server calls this every few
+    /// seconds.
+    pub fn refresh(&self) -> strata_core::Result<bool> {
+        let current = self.snapshot();
+        if current.stamp.is_some() && stamp(&self.index) == current.stamp {
+            return Ok(false);
+        }
+        self.reload()?;
+        Ok(true)
     }
 
     fn reload_logged(&self) {

@@ -49,6 +49,14 @@ pub struct SearchOptions {
     /// Rerank with the configured reranker (default true when one is configured).
     #[serde(default)]
     pub rerank: Option<bool>,
+    /// Sentences highlighted per hit, 0 to 20; 0 turns highlights off (default from
+    /// `[search] highlights`).
+    #[serde(default)]
+    pub highlights: Option<usize>,
+    /// Score highlights with the embedding model (false: BM25 over the hits' sentences, much
+    /// cheaper; default from `[search] dense_highlights`).
+    #[serde(default)]
+    pub dense_highlights: Option<bool>,
 }
 
 impl SearchOptions {
@@ -118,6 +126,15 @@ impl SearchOptions {
         request.budget = Some(budget);
         request.order = Order::parse(self.order.as_deref().unwrap_or(&config.search.order))?;
         request.rerank = self.rerank.unwrap_or(true);
+        if let Some(n) = self.highlights {
+            if n > 20 {
+                return Err(Error::user(format!("highlights must be between 0 (off) and 20, got {n}")));
+            }
+            request.expand.highlights = n;
+        }
+        if let Some(dense) = self.dense_highlights {
+            request.expand.dense_highlights = dense;
+        }
         Ok(request)
     }
 }

@@ -41,6 +41,8 @@ pub struct AppState {
     pub(crate) roots: Arc<Roots>,
     pub(crate) jobs: Arc<Jobs>,
     pub(crate) metrics: Arc<Metrics>,
+    /// Searches computed at once (`[serve] max_concurrent_searches`), shared with `/mcp`.
+    pub(crate) searches: Arc<tokio::sync::Semaphore>,
     pub(crate) uploads: PathBuf,
     pub(crate) max_query_chars: usize,
     pub(crate) started: Instant,
@@ -55,6 +57,7 @@ impl AppState {
             roots: Arc::new(Roots::new(&serve.roots)?),
             jobs: Arc::new(Jobs::new(serve.max_ingest_jobs, serve.keep_jobs)),
             metrics: Arc::new(Metrics::default()),
+            searches: Arc::new(tokio::sync::Semaphore::new(serve.search_slots())),
             uploads: engine.index().join("uploads"),
             max_query_chars: serve.max_query_chars,
             started: Instant::now(),

@@ -116,6 +116,8 @@ struct HitRef<'a> {
 #[derive(Clone)]
 pub struct Strata {
     engine: Arc<Engine>,
+    /// Searches computed at once, shared with the HTTP routes.
+    searches: Arc<tokio::sync::Semaphore>,
     #[allow(dead_code)] // read by the code `#[tool_handler]` generates
     tool_router: ToolRouter<Strata>,
 }
@@ -144,9 +146,9 @@ where
 
 #[tool_router]
 impl Strata {
-    /// The server for `engine`.
-    pub fn new(engine: Arc<Engine>) -> Strata {
-        Strata { engine, tool_router: Strata::tool_router() }
+    /// The server for `engine`; at most `searches` permits' worth of searches run at once.
+    pub fn new(engine: Arc<Engine>, searches: Arc<tokio::sync::Semaphore>) -> Strata {
+        Strata { engine, searches, tool_router: Strata::tool_router() }
     }
 
     #[tool(
@@ -157,6 +159,8 @@ impl Strata {
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
         let engine = self.engine.clone();
+        let _slot =
+            self.searches.acquire().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         run(move || {
             let options = SearchOptions {
                 query: args.query,
@@ -592,6 +596,7 @@ impl ServerHandler for Strata {
 /// `/mcp`: the streamable HTTP transport, one session per client.
 pub fn http_service(
     engine: Arc<Engine>,
+    searches: Arc<tokio::sync::Semaphore>,
     cancel: tokio_util::sync::CancellationToken,
     loopback: bool,
 ) -> rmcp::transport::streamable_http_server::StreamableHttpService<
@@ -605,13 +610,18 @@ pub fn http_service(
     if !loopback {
         config = config.disable_allowed_hosts();
     }
-    StreamableHttpService::new(move || Ok(Strata::new(engine.clone())), Default::default(), config)
+    StreamableHttpService::new(
+        move || Ok(Strata::new(engine.clone(), searches.clone())),
+        Default::default(),
+        config,
+    )
 }
 
 /// Serves MCP over stdin/stdout until the client closes it (`strata mcp`).
 pub async fn serve_stdio(engine: Arc<Engine>) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
-    let running = Strata::new(engine).serve(rmcp::transport::stdio()).await?;
+    let searches = Arc::new(tokio::sync::Semaphore::new(engine.config().serve.search_slots()));
+    let running = Strata::new(engine, searches).serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
     Ok(())
 }

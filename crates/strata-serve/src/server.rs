@@ -62,11 +62,16 @@ pub async fn serve(
     listen.check(keys)?;
     let local = listener.local_addr().context("reading the bound address")?;
     let mcp: Option<Router<AppState>> = listen.mcp.then(|| {
-        let service =
-            mcp::http_service(state.engine.clone(), shutdown.child_token(), local.ip().is_loopback());
+        let service = mcp::http_service(
+            state.engine.clone(),
+            state.searches.clone(),
+            shutdown.child_token(),
+            local.ip().is_loopback(),
+        );
         Router::new().nest_service("/mcp", service)
     });
     let jobs = state.jobs.clone();
+    watch_commits(state.engine.clone(), shutdown.clone());
     let app = router(state, mcp);
     tracing::info!(addr = %local, keys, "serving");
     axum::serve(listener, app)
@@ -78,6 +83,30 @@ pub async fn serve(
         tracing::info!("waiting for {active} ingest jobs to finish");
     }
     Ok(())
+}
+
+/// How often the server looks for commits made by another process.
+const REFRESH_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Publishes commits of another writer (a `strata ingest` beside the server) to readers.
+fn watch_commits(engine: Arc<strata_engine::Engine>, shutdown: CancellationToken) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(REFRESH_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let engine = engine.clone();
+            match tokio::task::spawn_blocking(move || engine.refresh()).await {
+                Ok(Ok(true)) => tracing::info!("published a commit made by another process"),
+                Ok(Ok(false)) => {}
+                Ok(Err(e)) => tracing::warn!("looking for new commits: {e}"),
+                Err(e) => tracing::warn!("looking for new commits: {e}"),
+            }
+        }
+    });
 }
 
 /// Cancels `token` on Ctrl-C or SIGTERM.

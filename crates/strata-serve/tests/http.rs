@@ -23,6 +23,7 @@ struct Server {
     base: String,
     client: reqwest::Client,
     root: PathBuf,
+    index: PathBuf,
     shutdown: CancellationToken,
     handle: tokio::task::JoinHandle<anyhow::Result<()>>,
     _dirs: (tempfile::TempDir, tempfile::TempDir),
@@ -55,6 +56,7 @@ impl Server {
             base: format!("http://{addr}"),
             client: reqwest::Client::new(),
             root: root.path().to_path_buf(),
+            index: index.path().to_path_buf(),
             shutdown,
             handle,
             _dirs: (index, root),
@@ -350,6 +352,39 @@ async fn searches_stay_consistent_while_an_ingest_commits() {
     assert_eq!(status, StatusCode::OK);
     assert!(body["hits"][0]["heading_path"].to_string().contains("Procedure 77"), "{body}");
     Arc::into_inner(server).unwrap().stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commits_of_another_writer_reach_the_readers() {
+    let server = Server::start(|_| {}).await;
+    // `strata ingest` beside the server: another writer on the same folder.
+    server.write("contract.md", CONTRACT);
+    let mut config = Config::default();
+    config.dense.enabled = false;
+    let (index, file) = (server.index.clone(), server.root.join("contract.md").display().to_string());
+    let summary = tokio::task::spawn_blocking(move || {
+        strata_engine::ingest::run(&config, &index, &[file], false, false, None, &|| {})
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(summary.ingested, 1);
+    let started = Instant::now();
+    loop {
+        let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+        if docs.as_array().unwrap().len() == 1 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the server never saw the other writer's commit"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, body) = server.search(json!({ "query": "court orders", "mode": "keyword" })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["hits"].as_array().unwrap().len(), 1, "{body}");
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -33,6 +33,7 @@ pub async fn search(
     state.check_query(&options.query)?;
     let mode = options.mode(state.engine.config())?;
     let engine = state.engine.clone();
+    let _slot = state.searches.acquire().await.map_err(|_| ApiError::internal("the server is stopping"))?;
     let response = blocking(move || Ok(engine.search(&options)?)).await?;
     state.metrics.search(mode_name(mode));
     Ok(Json(response))
