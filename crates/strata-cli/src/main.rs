@@ -63,7 +63,7 @@ fn real_main() -> ExitCode {
     }
 }
 
-/// The engine of `serve` and `mcp`: every model loaded, the index created when absent.
+/// The engine of `serve`: every model loaded, the index created when absent.
 fn open_for_serving(
     config: Config,
     index: &std::path::Path,
@@ -237,7 +237,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Mcp => {
-            let engine = open_for_serving(config, &cli.index, cli.model.clone())?;
+            // No ingest over MCP: a mistyped --index is an error, not a new empty index.
+            let open = OpenOptions { model: cli.model.clone(), dense: true, create: false };
+            let engine = std::sync::Arc::new(Engine::open(config, &cli.index, &open)?);
             strata_serve::run_stdio(engine)?;
             Ok(ExitCode::SUCCESS)
         }

@@ -212,6 +212,7 @@ async fn serve_answers_mcp_over_http_and_search_with_the_model_and_never_logs_th
     let accepted: Value = http
         .post(format!("{base}/v1/documents?filename=usc-title13.docx"))
         .bearer_auth(KEY)
+        .header("content-type", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
         .body(bytes)
         .send()
         .await

@@ -14,6 +14,8 @@ pub struct ServeConfig {
     pub addr: String,
     /// API keys accepted as `Authorization: Bearer KEY`; `STRATA_API_KEYS` (comma-separated)
     /// adds more. Without any, the server only listens on loopback unless `public` is true.
+    /// Never serialized.
+    #[serde(skip_serializing)]
     pub api_keys: Vec<String>,
     /// Listen on a non-loopback address without API keys. Default false.
     pub public: bool,
@@ -27,8 +29,8 @@ pub struct ServeConfig {
     /// Seconds a request may take before it is answered 408. Default 30.
     pub request_timeout_secs: u64,
     /// Searches computed at once; more wait their turn (the wait counts toward the request
-    /// timeout). 0, the default, means two per core: on two cores that served 106 searches/s
-    /// at p99 0.76 s to 64 clients, against 85/s at one per core and 100/s at p99 2.3 s
+    /// timeout). 0, the default, means two per core: on two cores that served 116 searches/s
+    /// at p99 0.73 s to 64 clients, against 85/s at one per core and 100/s at p99 2.3 s
     /// unbounded (`bench/results/serve-load.md`).
     pub max_concurrent_searches: usize,
     /// Ingest jobs queued or running at once; more are refused with 429. Default 4.

@@ -84,6 +84,9 @@ pub struct Engine {
     reranker: Option<Box<dyn Reranker>>,
     tokenizer: Option<Arc<dyn Tokenizer>>,
     current: RwLock<Arc<Snapshot>>,
+    /// Held while a snapshot is opened and swapped in, so that two reloads (the writer's and
+    /// the refresh's) cannot publish an older commit over a newer one.
+    reloading: Mutex<()>,
     writer: Mutex<()>,
 }
 
@@ -128,6 +131,7 @@ impl Engine {
             reranker,
             tokenizer,
             current: RwLock::new(Arc::new(snapshot)),
+            reloading: Mutex::new(()),
             writer: Mutex::new(()),
         })
     }
@@ -159,6 +163,8 @@ impl Engine {
 
     /// Publishes the index's last commit to readers (after an ingest by another process).
     pub fn reload(&self) -> strata_core::Result<()> {
+        // Opened under the lock: whichever reload runs last opens the latest commit.
+        let _reloading = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
         let generation = self.snapshot().generation + 1;
         let fresh = Arc::new(Snapshot::open(&self.index, generation)?);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = fresh;
@@ -169,6 +175,8 @@ impl Engine {
     /// the current snapshot was opened; true when it did. A server calls this every few
     /// seconds.
     pub fn refresh(&self) -> strata_core::Result<bool> {
+        // While this engine writes, its own commits publish themselves.
+        let Ok(_writer) = self.writer.try_lock() else { return Ok(false) };
         let current = self.snapshot();
         if current.stamp.is_some() && stamp(&self.index) == current.stamp {
             return Ok(false);
@@ -206,17 +214,10 @@ impl Engine {
     /// it lands.
     pub fn ingest(&self, inputs: &[String], force: bool) -> Result<Summary> {
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        let summary = ingest::run(
-            &self.ingest_config,
-            &self.index,
-            inputs,
-            force,
-            false,
-            self.embedder.as_deref(),
-            &|| self.reload_logged(),
-        );
-        self.reload_logged();
-        summary
+        // Each commit, the last one included, is published by `on_commit`.
+        ingest::run(&self.ingest_config, &self.index, inputs, force, false, self.embedder.as_deref(), &|| {
+            self.reload_logged()
+        })
     }
 
     /// Removes a document (id or part of its path) and everything derived from it.

@@ -8,6 +8,9 @@ use strata_core::{ChunkKind, Config, Error, Result};
 use strata_index::{Filter, StoreRead};
 use strata_search::{navigate, Expand, Mode, Order, SearchRequest};
 
+/// Most pages returned on each side of a hit (`pages`).
+pub const MAX_PAGES_AROUND: u32 = 20;
+
 /// A search, as a front-end received it. Every field but `query` falls back to `[search]`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,7 +36,7 @@ pub struct SearchOptions {
     /// Tokens of the assembled context block (default from `[search] budget`).
     #[serde(default)]
     pub budget: Option<usize>,
-    /// Return whole pages around each hit, with this many more pages on each side.
+    /// Return whole pages around each hit, with this many more pages on each side (at most 20).
     #[serde(default)]
     pub pages: Option<u32>,
     /// Attach the sections the hits refer to (one hop).
@@ -108,6 +111,9 @@ impl SearchOptions {
         }
         let mut request = SearchRequest::new(self.query.clone(), mode, k).with_filter(filter);
         request.expand = Expand::from_config(&config.search);
+        if let Some(n) = self.pages.filter(|&n| n > MAX_PAGES_AROUND) {
+            return Err(Error::user(format!("pages must be between 0 and {MAX_PAGES_AROUND}, got {n}")));
+        }
         request.expand.pages = self.pages;
         request.expand.references |= self.refs;
         if let Some(merge) = self.merge {

@@ -41,6 +41,17 @@ impl Mode {
         })
     }
 
+    /// The mode's name, as [`Mode::parse`] reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Keyword => "keyword",
+            Mode::Exact => "exact",
+            Mode::Hybrid => "hybrid",
+            Mode::Dense => "dense",
+            Mode::Hierarchical => "hierarchical",
+        }
+    }
+
     /// True when the mode runs the exact leg.
     pub fn has_exact(self) -> bool {
         matches!(self, Mode::Exact | Mode::Hybrid | Mode::Hierarchical)

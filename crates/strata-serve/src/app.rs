@@ -2,8 +2,8 @@
 //!
 //! From the outside in: a request id (`x-request-id`, set when absent and echoed back), the
 //! `Authorization` header marked sensitive (never logged), a tracing span per request,
-//! metrics, the body limit; then `/healthz` open, and behind the API key check everything
-//! else: `/v1/*`, `/metrics` and `/openapi.json` under the request timeout, and `/mcp`
+//! metrics, the body limit, on loopback the `Host` check (no DNS rebinding); then `/healthz`
+//! open, and behind the API key check everything else: `/v1/*`, `/metrics` and `/openapi.json` under the request timeout, and `/mcp`
 //! (streamable HTTP, long-lived) without it.
 
 use std::path::PathBuf;
@@ -45,6 +45,8 @@ pub struct AppState {
     pub(crate) searches: Arc<tokio::sync::Semaphore>,
     pub(crate) uploads: PathBuf,
     pub(crate) max_query_chars: usize,
+    /// Listening on loopback: only loopback `Host` names are answered.
+    pub(crate) loopback: bool,
     pub(crate) started: Instant,
 }
 
@@ -60,6 +62,7 @@ impl AppState {
             searches: Arc::new(tokio::sync::Semaphore::new(serve.search_slots())),
             uploads: engine.index().join("uploads"),
             max_query_chars: serve.max_query_chars,
+            loopback: true,
             started: Instant::now(),
             engine,
         })
@@ -67,15 +70,19 @@ impl AppState {
 
     /// Refuses a query (or term) longer than `[serve] max_query_chars`.
     pub(crate) fn check_query(&self, query: &str) -> Result<(), ApiError> {
-        let chars = query.chars().count();
-        if chars > self.max_query_chars {
-            return Err(ApiError::bad_request(format!(
-                "the query is {chars} characters, more than this server's {} ([serve] max_query_chars)",
-                self.max_query_chars
-            )));
-        }
-        Ok(())
+        check_query(self.max_query_chars, query)
     }
+}
+
+/// Refuses a query (or term) longer than `max` characters.
+pub(crate) fn check_query(max: usize, query: &str) -> Result<(), ApiError> {
+    let chars = query.chars().count();
+    if chars > max {
+        return Err(ApiError::bad_request(format!(
+            "the query is {chars} characters, more than this server's {max} ([serve] max_query_chars)"
+        )));
+    }
+    Ok(())
 }
 
 /// The routes behind the API key and the open ones (`/healthz`), with the OpenAPI document of
@@ -119,7 +126,10 @@ pub fn router(state: AppState, mcp: Option<Router<AppState>>) -> Router {
     let protected = protected.layer(middleware::from_fn_with_state(state.clone(), auth::require_key));
 
     let request_id = HeaderName::from_static("x-request-id");
-    open.merge(protected)
+    let loopback = state.loopback;
+    let app = open.merge(protected);
+    let app = if loopback { app.layer(middleware::from_fn(auth::require_loopback_host)) } else { app };
+    app
         .fallback(|| async { ApiError::not_found("no such route; GET /openapi.json lists them") })
         .layer(middleware::from_fn_with_state(state.clone(), metrics::track))
         .layer(DefaultBodyLimit::max(body_limit))

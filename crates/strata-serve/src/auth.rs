@@ -55,6 +55,32 @@ pub async fn require_key(State(state): State<AppState>, request: Request, next: 
     }
 }
 
+/// Middleware of a server on loopback: only loopback `Host` names pass. A web page whose name
+/// was rebound to 127.0.0.1 still sends its own name, so it cannot reach the API (without
+/// keys, nothing else would stop it).
+pub async fn require_loopback_host(request: Request, next: Next) -> Response {
+    let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    if is_loopback_host(host) {
+        return next.run(request).await;
+    }
+    ApiError::forbidden(format!(
+        "Host {host:?} is not a loopback name; this server listens on loopback and answers localhost, \
+         127.0.0.1 and [::1] only"
+    ))
+    .into_response()
+}
+
+/// `localhost`, `127.x.y.z` or `[::1]`, with or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name == "::1"
+        || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 fn unauthorized(message: &str) -> Response {
     let mut response = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
     response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
@@ -74,5 +100,17 @@ mod tests {
             assert!(!keys.accepts(bad), "{bad:?}");
         }
         assert!(Keys::new(&[]).is_open());
+    }
+
+    #[test]
+    fn loopback_host_names() {
+        for ok in ["localhost", "localhost:7700", "127.0.0.1:7700", "127.0.0.2", "[::1]:7700", "LOCALHOST"] {
+            assert!(is_loopback_host(ok), "{ok}");
+        }
+        for bad in
+            ["", "evil.example", "evil.example:7700", "127.0.0.1.evil.example", "10.0.0.1:7700", "[::2]"]
+        {
+            assert!(!is_loopback_host(bad), "{bad}");
+        }
     }
 }

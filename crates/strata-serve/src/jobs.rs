@@ -19,9 +19,9 @@ use crate::error::ApiError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
-    /// Waiting for the writer.
+    /// Accepted, not started yet.
     Queued,
-    /// Ingesting.
+    /// Started: ingesting, or waiting for the writer while another job or a removal writes.
     Running,
     /// Finished; `summary` tells file by file (some files may have failed).
     Done,
@@ -66,6 +66,24 @@ struct Table {
     jobs: VecDeque<Job>,
 }
 
+fn active(table: &Table) -> usize {
+    table.jobs.iter().filter(|j| matches!(j.state, JobState::Queued | JobState::Running)).count()
+}
+
+fn room(active: usize, max: usize) -> Result<(), ApiError> {
+    if active < max {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_jobs",
+        format!(
+            "{active} ingest jobs are queued or running, the most this server takes ([serve] max_ingest_jobs); \
+             retry when one finishes (GET /v1/jobs)"
+        ),
+    ))
+}
+
 fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
@@ -81,7 +99,13 @@ impl Jobs {
 
     /// Jobs queued or running.
     pub fn active(&self) -> usize {
-        self.table().jobs.iter().filter(|j| matches!(j.state, JobState::Queued | JobState::Running)).count()
+        active(&self.table())
+    }
+
+    /// Refuses with 429 when no job can be accepted now (checked before an upload is
+    /// written, and again when the job is submitted).
+    pub fn check_room(&self) -> Result<(), ApiError> {
+        room(active(&self.table()), self.max_active)
     }
 
     /// One job.
@@ -109,18 +133,7 @@ impl Jobs {
     ) -> Result<Job, ApiError> {
         let job = {
             let mut table = self.table();
-            let active =
-                table.jobs.iter().filter(|j| matches!(j.state, JobState::Queued | JobState::Running)).count();
-            if active >= self.max_active {
-                return Err(ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "too_many_jobs",
-                    format!(
-                        "{active} ingest jobs are queued or running, the most this server takes ([serve] \
-                         max_ingest_jobs); retry when one finishes (GET /v1/jobs)"
-                    ),
-                ));
-            }
+            room(active(&table), self.max_active)?;
             let job = Job {
                 id: format!("job-{}", table.next),
                 state: JobState::Queued,
@@ -148,7 +161,11 @@ impl Jobs {
         tokio::task::spawn_blocking(move || {
             jobs.update(&id, |j| j.state = JobState::Running);
             tracing::info!(job = %id, inputs = ?inputs, "ingest started");
-            let outcome = engine.ingest(&inputs, force);
+            // A panic inside the ingest fails the job instead of leaving it running forever
+            // (and holding one of the job slots).
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.ingest(&inputs, force)))
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("the ingest panicked; see the server log")));
             jobs.update(&id, |j| {
                 j.finished = Some(now());
                 match outcome {

@@ -29,9 +29,9 @@ use strata_search::SearchResponse;
 
 use crate::error::ApiError;
 
-/// Characters of a section or of pages returned at once; longer ones are cut with a note
-/// naming the subsections to read instead.
-const MAX_READ_CHARS: usize = 60_000;
+/// Bytes of a section or of pages returned at once; longer ones are cut (on a character
+/// boundary) with a note naming the subsections to read instead.
+const MAX_READ_BYTES: usize = 60_000;
 
 /// `search` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -158,10 +158,18 @@ impl Strata {
                        section number in the query to jump to a section."
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
+        if let Err(e) = check_query(&self.engine, &args.query) {
+            return Ok(failed(e));
+        }
         let engine = self.engine.clone();
-        let _slot =
-            self.searches.acquire().await.map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let slot = self
+            .searches
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         run(move || {
+            let _slot = slot;
             let options = SearchOptions {
                 query: args.query,
                 mode: args.mode,
@@ -225,7 +233,7 @@ impl Strata {
                     .unwrap_or_default();
                 let _ = write!(
                     text,
-                    "\n\n[cut at {MAX_READ_CHARS} characters; read its subsections instead: {}]",
+                    "\n\n[cut at {MAX_READ_BYTES} bytes; read its subsections instead: {}]",
                     if children.is_empty() {
                         "none, use read_pages".to_string()
                     } else {
@@ -247,16 +255,19 @@ impl Strata {
             let (stored, _) = navigate::resolve_node(snapshot.store(), &args.doc)?;
             let mut pages = navigate::pages(&stored, first, last)?;
             let mut text = String::new();
+            let mut kept = 0;
             for page in &mut pages.pages {
                 let _ = writeln!(text, "--- page {} ---", page.number);
                 cut(&mut page.text);
                 text.push_str(&page.text);
                 text.push('\n');
-                if text.len() > MAX_READ_CHARS {
+                kept += 1;
+                if text.len() > MAX_READ_BYTES {
                     text.push_str("[cut: ask for fewer pages]\n");
                     break;
                 }
             }
+            pages.pages.truncate(kept);
             Ok(answer(text, json(&pages)))
         })
         .await
@@ -267,6 +278,9 @@ impl Strata {
                        its citation."
     )]
     async fn define(&self, Parameters(args): Parameters<DefineArgs>) -> Result<CallToolResult, ErrorData> {
+        if let Err(e) = check_query(&self.engine, &args.term) {
+            return Ok(failed(e));
+        }
         let engine = self.engine.clone();
         run(move || {
             let found = crate::routes::navigate::define(&engine, &args.term, args.doc.as_deref())?;
@@ -410,6 +424,11 @@ impl Strata {
     }
 }
 
+/// `[serve] max_query_chars`, as over HTTP.
+fn check_query(engine: &Engine, query: &str) -> Result<(), ApiError> {
+    crate::app::check_query(engine.config().serve.max_query_chars, query)
+}
+
 fn json<T: Serialize>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
 }
@@ -422,12 +441,12 @@ fn pages_label(p: strata_core::PageRange) -> String {
     }
 }
 
-/// Cuts `text` to [`MAX_READ_CHARS`] on a char boundary; true when it did.
+/// Cuts `text` to [`MAX_READ_BYTES`] on a char boundary; true when it did.
 fn cut(text: &mut String) -> bool {
-    if text.len() <= MAX_READ_CHARS {
+    if text.len() <= MAX_READ_BYTES {
         return false;
     }
-    let mut at = MAX_READ_CHARS;
+    let mut at = MAX_READ_BYTES;
     while !text.is_char_boundary(at) {
         at -= 1;
     }
@@ -529,10 +548,9 @@ impl ServerHandler for Strata {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let engine = self.engine.clone();
-        let docs = tokio::task::spawn_blocking(move || engine.snapshot().store().documents())
+        let docs = crate::error::blocking(move || Ok(engine.snapshot().store().documents()?))
             .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            .map_err(|e| ErrorData::internal_error(e.message, None))?;
         let resources = docs
             .into_iter()
             .map(|d| {

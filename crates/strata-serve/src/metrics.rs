@@ -117,7 +117,12 @@ pub async fn track(State(state): State<AppState>, request: Request, next: Next) 
         .get::<MatchedPath>()
         .map(|p| p.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
-    let method = request.method().as_str().to_string();
+    // Only the standard methods become labels: anyone can send `FOO /x`, and a label per made-up
+    // method would grow the table without end.
+    let method = match request.method().as_str() {
+        m @ ("GET" | "POST" | "PUT" | "DELETE" | "HEAD" | "OPTIONS" | "PATCH") => m.to_string(),
+        _ => "other".to_string(),
+    };
     let started = Instant::now();
     let response = next.run(request).await;
     state.metrics.observe(&method, &route, response.status().as_u16(), started.elapsed().as_secs_f64());

@@ -1,9 +1,12 @@
 //! Path safety for path-based ingest: only files under the configured roots.
 //!
-//! A path is refused when it has a `..` component, when it is not under a root once every
-//! symlink is resolved, or, for a folder, when any file found in it (symlinks followed, as
-//! `strata ingest` follows them) resolves outside the roots. Relative paths are taken from
-//! the first root. Glob patterns are not expanded over HTTP.
+//! A path is refused when it has a `..` component, when an absolute path is not under a root
+//! as written (checked before the disk is touched, so that answers tell nothing about files
+//! elsewhere), when it is not under a root once every symlink is resolved, or, for a folder,
+//! when any file found in it (symlinks followed, as `strata ingest` follows them) resolves
+//! outside the roots. Only regular files are admitted (a FIFO would block the writer), and
+//! they are handed on resolved. Relative paths are taken from the first root. Patterns are
+//! not expanded: `Contract [final].pdf` is a file name.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -46,10 +49,8 @@ impl Roots {
                 "{input:?}: paths with `..` are refused; give a path under a root"
             )));
         }
-        if input.contains(['*', '?', '[']) {
-            return Err(ApiError::bad_request(format!(
-                "{input:?}: glob patterns are not expanded over HTTP; give a file or a folder"
-            )));
+        if path.is_absolute() && !self.0.iter().any(|root| path.starts_with(root)) {
+            return Err(self.escapes(input));
         }
         let joined = if path.is_absolute() { path.to_path_buf() } else { first.join(path) };
         let canonical = std::fs::canonicalize(&joined)
@@ -57,24 +58,29 @@ impl Roots {
         if !self.contains(&canonical) {
             return Err(self.escapes(input));
         }
-        let text = joined.to_string_lossy().into_owned();
+        let text = canonical.to_string_lossy().into_owned();
         let (files, problems) = strata_engine::ingest::collect(std::slice::from_ref(&text));
         if let Some(problem) = problems.first() {
             return Err(ApiError::bad_request(problem.messages.join("; ")));
         }
+        let mut admitted = Vec::with_capacity(files.len());
         for file in &files {
             let resolved = std::fs::canonicalize(file)
                 .map_err(|e| ApiError::bad_request(format!("{}: {e}", file.display())))?;
             if !self.contains(&resolved) {
                 return Err(self.escapes(&file.display().to_string()));
             }
+            if !std::fs::metadata(&resolved).is_ok_and(|m| m.is_file()) {
+                return Err(ApiError::bad_request(format!("{}: not a regular file", file.display())));
+            }
+            admitted.push(resolved);
         }
-        if files.is_empty() {
+        if admitted.is_empty() {
             return Err(ApiError::bad_request(format!(
                 "{input:?}: the folder holds no file strata can read"
             )));
         }
-        Ok(files)
+        Ok(admitted)
     }
 
     fn escapes(&self, input: &str) -> ApiError {
@@ -89,6 +95,7 @@ impl Roots {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn traversal_and_escaping_symlinks_are_refused() {
         let outside = tempfile::tempdir().unwrap();
@@ -102,6 +109,12 @@ mod tests {
         let roots = Roots::new(&[root.path().to_path_buf()]).unwrap();
 
         assert_eq!(roots.admit("ok.md").unwrap().len(), 1);
+        std::fs::write(root.path().join("Contract [final].md"), "# C\n\ntext\n").unwrap();
+        assert_eq!(roots.admit("Contract [final].md").unwrap().len(), 1);
+        let fifo = root.path().join("pipe.md");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert_eq!(roots.admit("pipe.md").unwrap_err().status.as_u16(), 400);
+        std::fs::remove_file(&fifo).unwrap();
         let abs = root.path().join("ok.md");
         assert_eq!(roots.admit(abs.to_str().unwrap()).unwrap().len(), 1);
         for (input, status) in [
@@ -111,8 +124,9 @@ mod tests {
             ("sub/link.md".to_string(), 403),
             ("away/secret.md".to_string(), 403),
             ("sub".to_string(), 403),
-            ("*.md".to_string(), 400),
+            ("*.md".to_string(), 404),
             ("missing.md".to_string(), 404),
+            ("/nowhere/x.md".to_string(), 403),
         ] {
             let err = roots.admit(&input).unwrap_err();
             assert_eq!(err.status.as_u16(), status, "{input}: {}", err.message);

@@ -53,7 +53,7 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 /// cancelled, then stops taking connections and finishes the requests in flight. Ingest
 /// jobs already accepted run to their end before the runtime lets the process go.
 pub async fn serve(
-    state: AppState,
+    mut state: AppState,
     listener: tokio::net::TcpListener,
     listen: &Listen,
     shutdown: CancellationToken,
@@ -61,6 +61,7 @@ pub async fn serve(
     let keys = state.engine.config().serve.api_keys.len();
     listen.check(keys)?;
     let local = listener.local_addr().context("reading the bound address")?;
+    state.loopback = local.ip().is_loopback();
     let mcp: Option<Router<AppState>> = listen.mcp.then(|| {
         let service = mcp::http_service(
             state.engine.clone(),

@@ -185,6 +185,18 @@ async fn auth_needs_a_valid_bearer_key_except_on_healthz() {
     // The MCP endpoint is behind the same check.
     let mcp = server.client.post(server.url("/mcp")).json(&json!({})).send().await.unwrap();
     assert_eq!(mcp.status(), StatusCode::UNAUTHORIZED);
+    // On loopback only loopback Host names are answered (a rebound name is its own).
+    let rebound = server.get("/v1/documents").header("host", "evil.example:7700").send().await.unwrap();
+    assert_eq!(rebound.status(), StatusCode::FORBIDDEN);
+    let named = server.get("/v1/documents").header("host", "localhost").send().await.unwrap();
+    assert_eq!(named.status(), StatusCode::OK);
+    // Made-up methods are counted under one label.
+    for i in 0..3 {
+        let method = reqwest::Method::from_bytes(format!("FOO{i}").as_bytes()).unwrap();
+        server.client.request(method, server.url("/x")).send().await.unwrap();
+    }
+    let metrics = server.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(!metrics.contains("FOO"), "{metrics}");
     server.stop().await;
 }
 
@@ -220,8 +232,18 @@ async fn limits_on_query_k_body_and_jobs_are_enforced_with_clear_errors() {
 
     // A body over the limit is refused before it is read whole.
     let big = vec![b'a'; 65 * 1024];
-    let r = server.post("/v1/documents?filename=big.md").body(big).send().await.unwrap();
+    let r = server
+        .post("/v1/documents?filename=big.md")
+        .header("content-type", "application/octet-stream")
+        .body(big)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(error_code(&body), "payload_too_large");
+    let (status, body) = server.search(json!({ "query": "confidential", "pages": 21 })).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 
     // One job at a time: a second while the first is queued or running is refused.
     server.write("manual.md", &manual(3000));
@@ -257,7 +279,7 @@ async fn path_traversal_and_escaping_symlinks_are_refused() {
         (json!(["away/secret.md"]), StatusCode::FORBIDDEN),
         (json!(["."]), StatusCode::FORBIDDEN), // the folder holds link.md, which escapes
         (json!(["/etc/passwd"]), StatusCode::FORBIDDEN),
-        (json!(["*.md"]), StatusCode::BAD_REQUEST),
+        (json!(["*.md"]), StatusCode::NOT_FOUND), // patterns are not expanded
         (json!(["missing.md"]), StatusCode::NOT_FOUND),
         (json!([]), StatusCode::BAD_REQUEST),
     ] {
@@ -270,6 +292,7 @@ async fn path_traversal_and_escaping_symlinks_are_refused() {
     for name in ["../x.md", "a/b.md", ".hidden.md", "x.exe", ""] {
         let r = server
             .post(&format!("/v1/documents?filename={name}"))
+            .header("content-type", "text/markdown")
             .body("# X\n\ntext\n")
             .send()
             .await
@@ -284,7 +307,24 @@ async fn path_traversal_and_escaping_symlinks_are_refused() {
     let closed = Server::start(|c| c.serve.roots.clear()).await;
     let r = closed.post("/v1/documents").json(&json!({ "paths": ["ok.md"] })).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let r = closed.post("/v1/documents?filename=contract.md").body(CONTRACT).send().await.unwrap();
+    // The content types a web page may send across sites without a preflight are refused.
+    for content_type in
+        [None, Some("text/plain"), Some("application/x-www-form-urlencoded"), Some("multipart/form-data")]
+    {
+        let mut request = closed.post("/v1/documents?filename=contract.md").body(CONTRACT);
+        if let Some(t) = content_type {
+            request = request.header("content-type", t);
+        }
+        let r = request.send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE, "{content_type:?}");
+    }
+    let r = closed
+        .post("/v1/documents?filename=contract.md")
+        .header("content-type", "text/markdown; charset=utf-8")
+        .body(CONTRACT)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::ACCEPTED);
     let location = r.headers()["location"].to_str().unwrap().to_string();
     let job = closed.wait(&location).await;

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use axum::body::Bytes;
-use axum::extract::rejection::QueryRejection;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
@@ -69,8 +69,10 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<DocSummary>>
 }
 
 /// Ingests documents, asynchronously. Send JSON (`{"paths": [...]}`) to ingest files or
-/// folders under the server's roots, or the file's bytes with `?filename=NAME` to upload one.
-/// The answer is a job to poll.
+/// folders under the server's roots, or the file's bytes with `?filename=NAME` and a content
+/// type such as `application/octet-stream` or `application/pdf` to upload one (the types a
+/// browser may send across sites without asking, `text/plain` and forms, are refused). The
+/// answer is a job to poll.
 #[utoipa::path(
     post,
     path = "/v1/documents",
@@ -86,6 +88,7 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<DocSummary>>
         (status = 401, description = "No valid API key", body = ErrorBody),
         (status = 403, description = "A path outside the roots, or path ingest off", body = ErrorBody),
         (status = 413, description = "The body is larger than [serve] max_body_bytes", body = ErrorBody),
+        (status = 415, description = "An upload without a content type, or with one a web page could send", body = ErrorBody),
         (status = 429, description = "Too many ingest jobs queued or running", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -94,12 +97,24 @@ pub async fn ingest(
     State(state): State<AppState>,
     headers: HeaderMap,
     params: Result<Query<UploadParams>, QueryRejection>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<impl IntoResponse, ApiError> {
     let Query(params) = params?;
-    let json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-        v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
-    });
+    let body = body.map_err(|r| {
+        let code =
+            if r.status() == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "bad_request" };
+        ApiError::new(
+            r.status(),
+            code,
+            format!("the request body: {} ([serve] max_body_bytes)", r.body_text()),
+        )
+    })?;
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|t| t.trim().to_ascii_lowercase());
+    let json = content_type.as_deref() == Some("application/json");
     let (inputs, force) = if json {
         let request: PathIngest = serde_json::from_slice(&body)
             .map_err(|e| ApiError::bad_request(format!("the request body: {e}")))?;
@@ -124,16 +139,33 @@ pub async fn ingest(
                  Content-Type: application/json with {\"paths\": [...]}",
             )
         })?;
+        // A page on any web site can POST these three to a loopback server without a
+        // preflight; real uploads name their type.
+        match content_type.as_deref() {
+            None | Some("text/plain" | "application/x-www-form-urlencoded" | "multipart/form-data") => {
+                return Err(ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                    "an upload needs a content type naming the file (application/octet-stream, application/pdf, \
+                     text/markdown, …); text/plain and form types are refused",
+                ));
+            }
+            Some(_) => {}
+        }
         let name = upload_name(name)?;
+        // No file is replaced for a job that would be refused.
+        state.jobs.check_room()?;
         let dir = state.uploads.clone();
         let path = blocking(move || {
             std::fs::create_dir_all(&dir)
                 .map_err(|e| ApiError::internal(format!("creating {}: {e}", dir.display())))?;
             let path = dir.join(&name);
-            // Written aside and renamed, so a reader never sees half a file.
-            let partial = dir.join(format!(".{name}.partial"));
-            std::fs::write(&partial, &body)
-                .and_then(|()| std::fs::rename(&partial, &path))
+            // Written to a temporary file of its own and renamed, so a reader never sees half a
+            // file, even when two uploads of one name race.
+            let write = |tmp: &mut tempfile::NamedTempFile| std::io::Write::write_all(tmp, &body);
+            tempfile::NamedTempFile::new_in(&dir)
+                .and_then(|mut tmp| write(&mut tmp).map(|()| tmp))
+                .and_then(|tmp| tmp.persist(&path).map_err(|e| e.error))
                 .map_err(|e| ApiError::internal(format!("writing {}: {e}", path.display())))?;
             Ok(path)
         })

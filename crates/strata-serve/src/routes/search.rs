@@ -33,18 +33,15 @@ pub async fn search(
     state.check_query(&options.query)?;
     let mode = options.mode(state.engine.config())?;
     let engine = state.engine.clone();
-    let _slot = state.searches.acquire().await.map_err(|_| ApiError::internal("the server is stopping"))?;
-    let response = blocking(move || Ok(engine.search(&options)?)).await?;
-    state.metrics.search(mode_name(mode));
+    // The permit goes with the search onto its thread: a request that times out or whose
+    // client leaves does not free a slot while its search still runs.
+    let slot =
+        state.searches.clone().acquire_owned().await.map_err(|_| ApiError::internal("no search slot"))?;
+    let response = blocking(move || {
+        let _slot = slot;
+        Ok(engine.search(&options)?)
+    })
+    .await?;
+    state.metrics.search(mode.name());
     Ok(Json(response))
-}
-
-fn mode_name(mode: strata_search::Mode) -> &'static str {
-    match mode {
-        strata_search::Mode::Keyword => "keyword",
-        strata_search::Mode::Exact => "exact",
-        strata_search::Mode::Dense => "dense",
-        strata_search::Mode::Hybrid => "hybrid",
-        strata_search::Mode::Hierarchical => "hierarchical",
-    }
 }
