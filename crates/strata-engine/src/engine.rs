@@ -210,6 +210,22 @@ impl Engine {
         searcher.search(&request)
     }
 
+    /// The definitions of `term` on the last commit, in one document (id or part of its path)
+    /// when `doc` is given.
+    pub fn define(
+        &self,
+        term: &str,
+        doc: Option<&str>,
+    ) -> strata_core::Result<Vec<navigate::CitedDefinition>> {
+        let snapshot = self.snapshot();
+        let mut found = navigate::define(snapshot.store(), term)?;
+        if let Some(doc) = doc.filter(|d| !d.is_empty()) {
+            let id = navigate::resolve_doc(snapshot.store(), doc)?;
+            found.retain(|d| d.definition.doc == id);
+        }
+        Ok(found)
+    }
+
     /// Ingests files, folders and globs (one writer at a time); readers see each commit as
     /// it lands.
     pub fn ingest(&self, inputs: &[String], force: bool) -> Result<Summary> {

@@ -3,7 +3,6 @@
 //! the library's [`SearchRequest`] against the index's documents.
 
 use serde::{Deserialize, Serialize};
-use strata_core::config::MAX_K;
 use strata_core::{ChunkKind, Config, Error, Result};
 use strata_index::{Filter, StoreRead};
 use strata_search::{navigate, Expand, Mode, Order, SearchRequest};
@@ -76,14 +75,9 @@ impl SearchOptions {
     /// The library request for these options; `store` resolves `doc`. Errors name the field,
     /// the value and what would be accepted.
     pub fn request(&self, config: &Config, store: &dyn StoreRead) -> Result<SearchRequest> {
-        if self.query.trim().is_empty() {
-            return Err(Error::user("the query is empty; give some words, a phrase or a section number"));
-        }
+        // The query, k, the budget and the merge share are checked by the searcher itself.
         let mode = self.mode(config)?;
         let k = self.k.unwrap_or(config.search.k);
-        if !(1..=MAX_K).contains(&k) {
-            return Err(Error::user(format!("k must be between 1 and {MAX_K}, got {k}")));
-        }
         let mut filter = Filter::default();
         if let Some(doc) = self.doc.as_deref().filter(|d| !d.is_empty()) {
             if doc.contains('#') {
@@ -105,7 +99,7 @@ impl SearchOptions {
         if let Some(range) = &self.page_range {
             filter.pages = Some(parse_page_range(range).map_err(|_| {
                 Error::user(format!(
-                    "page range {range:?}: give a page (12) or a range (5-7) of page numbers from 1"
+                    "--page-range (page_range) {range:?}: give a page (12) or a range (5-7) of page numbers from 1"
                 ))
             })?);
         }
@@ -117,19 +111,9 @@ impl SearchOptions {
         request.expand.pages = self.pages;
         request.expand.references |= self.refs;
         if let Some(merge) = self.merge {
-            if !(merge.is_finite() && (0.0..=1.0).contains(&merge)) {
-                return Err(Error::user(format!("merge must be between 0 (off) and 1, got {merge}")));
-            }
             request.expand.auto_merge = merge;
         }
-        let budget = self.budget.unwrap_or(config.search.budget);
-        if !(1..=strata_core::config::MAX_BUDGET).contains(&budget) {
-            return Err(Error::user(format!(
-                "budget must be between 1 and {} tokens, got {budget}",
-                strata_core::config::MAX_BUDGET
-            )));
-        }
-        request.budget = Some(budget);
+        request.budget = Some(self.budget.unwrap_or(config.search.budget));
         request.order = Order::parse(self.order.as_deref().unwrap_or(&config.search.order))?;
         request.rerank = self.rerank.unwrap_or(true);
         if let Some(n) = self.highlights {

@@ -283,7 +283,7 @@ impl Strata {
         }
         let engine = self.engine.clone();
         run(move || {
-            let found = crate::routes::navigate::define(&engine, &args.term, args.doc.as_deref())?;
+            let found = engine.define(&args.term, args.doc.as_deref())?;
             let mut text = String::new();
             if found.is_empty() {
                 let _ = writeln!(text, "No document defines {:?}.", args.term);

@@ -140,7 +140,6 @@ pub fn cancel_on_signal(token: CancellationToken) {
 /// `strata serve`: binds `listen.addr`, says where on stderr (`listening on http://…`, which
 /// scripts read when the port is 0), and serves until Ctrl-C or SIGTERM.
 pub fn run_http(state: AppState, listen: Listen) -> Result<()> {
-    listen.check(state.engine.config().serve.api_keys.len())?;
     runtime().context("starting the async runtime")?.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen.addr).await.with_context(|| {
             format!("listening on {} (is the port taken? pick another with --addr)", listen.addr)

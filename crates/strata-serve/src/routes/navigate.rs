@@ -144,22 +144,7 @@ pub async fn definitions(
     let Query(params) = params?;
     state.check_query(&params.term)?;
     let engine = state.engine.clone();
-    Ok(Json(blocking(move || define(&engine, &params.term, params.doc.as_deref())).await?))
-}
-
-/// The definitions of `term`, in one document when `doc` is given.
-pub fn define(
-    engine: &strata_engine::Engine,
-    term: &str,
-    doc: Option<&str>,
-) -> Result<Vec<CitedDefinition>, ApiError> {
-    let snapshot = engine.snapshot();
-    let mut found = navigate::define(snapshot.store(), term)?;
-    if let Some(doc) = doc.filter(|d| !d.is_empty()) {
-        let id = navigate::resolve_doc(snapshot.store(), doc)?;
-        found.retain(|d| d.definition.doc == id);
-    }
-    Ok(found)
+    Ok(Json(blocking(move || Ok(engine.define(&params.term, params.doc.as_deref())?)).await?))
 }
 
 /// `?doc=&node=`
