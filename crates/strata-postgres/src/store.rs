@@ -1,0 +1,1170 @@
+//! [`PgStore`]: the `Store` traits on PostgreSQL.
+//!
+//! Reads take a pooled connection each and see the last commit. Writes go through one
+//! connection of their own, which holds an advisory lock (one writer per database, as the
+//! embedded store allows one per folder) and one open transaction from the first staged
+//! write to [`StoreWrite::commit`]. Each `put` runs inside a savepoint, so a document that
+//! fails leaves the others of the transaction intact. A server that dies mid-ingest rolls the
+//! open transaction back: no partial document is ever visible, and running the ingest again
+//! completes it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use pgvector::Vector;
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::Type;
+use postgres::{Client, NoTls};
+use r2d2_postgres::r2d2::{Pool, PooledConnection};
+use r2d2_postgres::PostgresConnectionManager;
+use serde::{Deserialize, Serialize};
+use strata_core::{Definition, DocId, Document, DocumentRecord, Error, NodeId, Reference, Result};
+use strata_index::{
+    DenseManifest, DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoreWrite, StoredChunk,
+    StoredDocument,
+};
+
+use crate::bm25::{self, Analyzers, Clause, Field, FieldPostings};
+use crate::options::{self, KeywordRanking, PgOptions};
+use crate::schema;
+use crate::shards;
+use crate::sql::{needs_record, Sql};
+
+/// BM25 field boosts, as the embedded store weighs them.
+const BOOST_TEXT: f32 = 1.0;
+const BOOST_HEADING: f32 = 0.5;
+const BOOST_TITLE: f32 = 0.25;
+const SECTION_BOOST_HEADING: f32 = 1.0;
+/// `ts_rank` weights `{D, C, B, A}`: chunk text is A, heading B, title C.
+const TS_WEIGHTS_CHUNK: &str = "{0.1, 0.25, 0.5, 1.0}";
+/// Sections: lead and children A, heading path B, weighed alike.
+const TS_WEIGHTS_SECTION: &str = "{0.1, 0.25, 1.0, 1.0}";
+/// The advisory lock the writer holds ("STRATA" in ASCII, truncated).
+const WRITER_LOCK: i64 = 0x5354_5241_5441;
+
+type Manager = PostgresConnectionManager<NoTls>;
+
+/// A document's record without its text, as `strata_documents.meta` holds it.
+#[derive(Serialize, Deserialize)]
+struct DocMeta {
+    document: Document,
+    definitions: Vec<Definition>,
+    references: Vec<Reference>,
+    chunks: usize,
+}
+
+/// The open write transaction.
+struct Writer {
+    client: Client,
+    /// A transaction is open.
+    open: bool,
+    /// Ids put since the last commit, so that `remove` also cancels a staged put.
+    staged: HashSet<DocId>,
+    /// The manifest changed (first vectors) and is written with the next commit.
+    manifest_dirty: bool,
+}
+
+/// The `Store` traits on PostgreSQL with pgvector.
+pub struct PgStore {
+    label: PathBuf,
+    options: PgOptions,
+    manifest: Manifest,
+    pool: Pool<Manager>,
+    /// The write connection (a `Mutex` only to make the store `Sync`: writes take `&mut self`).
+    writer: Option<Mutex<Writer>>,
+}
+
+/// Counts BM25 needs, over the whole index.
+struct Stats {
+    chunks: u64,
+    sections: u64,
+    /// Tokens of each field, by [`Field::index`].
+    tokens: [u64; 6],
+}
+
+impl PgStore {
+    /// Opens an existing store for reading.
+    pub fn open(options: PgOptions) -> Result<PgStore> {
+        let label = PathBuf::from(options::redact(&options.url));
+        let mut client = connect(&options.url, &label)?;
+        let manifest = read_meta(&mut client, &label)?.ok_or_else(|| Error::Index {
+            path: label.clone(),
+            reason: "this database holds no strata index; run `strata ingest PATH` with this [store] first"
+                .into(),
+        })?;
+        drop(client);
+        let pool = pool(&options, &label)?;
+        Ok(PgStore { label, options, manifest, pool, writer: None })
+    }
+
+    /// Opens a store for writing, creating its tables (and, with shards, the partitions on
+    /// them) when the database has none. An existing store must have been built with the same
+    /// settings as `wanted`.
+    pub fn open_or_create(options: PgOptions, wanted: Manifest) -> Result<PgStore> {
+        let label = PathBuf::from(options::redact(&options.url));
+        let mut client = connect(&options.url, &label)?;
+        let locked: bool = client
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK])
+            .map_err(pg(&label, "taking the writer lock"))?
+            .get(0);
+        if !locked {
+            return Err(Error::Index {
+                path: label,
+                reason: "another process is writing to this index; wait for it to finish".into(),
+            });
+        }
+        migrate(&mut client, &options, &label)?;
+        let manifest = match read_meta(&mut client, &label)? {
+            Some(existing) => {
+                existing.check_compatible(&wanted, &label)?;
+                existing
+            }
+            None => {
+                write_manifest(&mut client, &wanted, &label)?;
+                wanted
+            }
+        };
+        let pool = pool(&options, &label)?;
+        let writer = Writer { client, open: false, staged: HashSet::new(), manifest_dirty: false };
+        Ok(PgStore { label, options, manifest, pool, writer: Some(Mutex::new(writer)) })
+    }
+
+    /// The URL of the store without its password, as messages name it.
+    pub fn label(&self) -> &Path {
+        &self.label
+    }
+
+    fn conn(&self) -> Result<PooledConnection<Manager>> {
+        self.pool.get().map_err(|e| Error::Index {
+            path: self.label.clone(),
+            reason: format!(
+                "no connection to the server ({e}); check that it runs and that [store] url is right"
+            ),
+        })
+    }
+
+    fn err(&self, what: &'static str) -> impl Fn(postgres::Error) -> Error + '_ {
+        pg(&self.label, what)
+    }
+
+    fn damaged(&self, e: serde_json::Error) -> Error {
+        Error::Index {
+            path: self.label.clone(),
+            reason: format!("a stored record is damaged ({e}); re-ingest the affected document"),
+        }
+    }
+
+    fn stats(&self, client: &mut Client) -> Result<Stats> {
+        let row = client
+            .query_one(
+                "SELECT coalesce(sum(chunk_count), 0)::bigint, coalesce(sum(section_count), 0)::bigint,
+                        coalesce(sum(tokens[1]), 0)::bigint, coalesce(sum(tokens[2]), 0)::bigint,
+                        coalesce(sum(tokens[3]), 0)::bigint, coalesce(sum(tokens[4]), 0)::bigint,
+                        coalesce(sum(tokens[5]), 0)::bigint, coalesce(sum(tokens[6]), 0)::bigint
+                 FROM strata_documents",
+                &[],
+            )
+            .map_err(self.err("reading the index statistics"))?;
+        let n = |i: usize| row.get::<_, i64>(i).max(0) as u64;
+        Ok(Stats { chunks: n(0), sections: n(1), tokens: [n(2), n(3), n(4), n(5), n(6), n(7)] })
+    }
+
+    /// Document frequencies of posting keys.
+    fn doc_freqs(&self, client: &mut Client, keys: &[String]) -> Result<HashMap<String, u64>> {
+        let rows = client
+            .query("SELECT key, count(*) FROM strata_postings WHERE key = ANY($1) GROUP BY key", &[&keys])
+            .map_err(self.err("reading document frequencies"))?;
+        Ok(rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1) as u64)).collect())
+    }
+
+    /// The BM25 clauses of `query` over `fields` (with their boosts), scored against
+    /// `doc_count` records.
+    fn clauses(
+        &self,
+        client: &mut Client,
+        query: &str,
+        fields: &[(Field, f32)],
+        doc_count: u64,
+        stats: &Stats,
+    ) -> Result<Vec<Clause>> {
+        let terms: BTreeSet<String> =
+            Analyzers::new().tokens(Field::Text, query).into_iter().map(|(t, _)| t).collect();
+        let keys: Vec<String> = fields.iter().flat_map(|(f, _)| terms.iter().map(|t| f.key(t))).collect();
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let df = self.doc_freqs(client, &keys)?;
+        let mut out = Vec::new();
+        for &(field, boost) in fields {
+            for t in &terms {
+                let key = field.key(t);
+                let Some(&n) = df.get(&key) else { continue };
+                out.push(Clause::new(key, boost, n, doc_count, stats.tokens[field.index()]));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The best `limit` records by the BM25 sum of `clauses`; `sections` picks the record
+    /// table the filter reads.
+    fn bm25_top(
+        &self,
+        client: &mut Client,
+        clauses: &[Clause],
+        filter: &Filter,
+        sections: bool,
+        limit: usize,
+    ) -> Result<Vec<LegHit>> {
+        if clauses.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut sql = Sql::default();
+        let keys = sql.bind(clauses.iter().map(|c| c.key.clone()).collect::<Vec<_>>());
+        let weights = sql.bind(clauses.iter().map(|c| c.weight).collect::<Vec<_>>());
+        let per_token = sql.bind(clauses.iter().map(|c| c.norm_per_token).collect::<Vec<_>>());
+        let base = clauses[0].norm_base;
+        let at = format!("array_position({keys}::text[], p.key)");
+        sql.push(&format!(
+            "SELECT p.target, sum(({weights}::real[])[{at}] * p.tf / (p.tf + {base}::real + ({per_token}::real[])[{at}] * p.len))::real AS score
+             FROM strata_postings p"
+        ));
+        let table = if sections { "strata_sections" } else { "strata_chunks" };
+        let join = needs_record(filter, !sections);
+        if join {
+            sql.push(&format!(" JOIN {table} r ON r.doc = p.doc AND r.id = p.target"));
+        }
+        sql.push(&format!(" WHERE p.key = ANY({keys}::text[])"));
+        sql.filter(if join { "r" } else { "p" }, filter, !sections);
+        let n = sql.bind(limit.max(1) as i64);
+        sql.push(&format!(" GROUP BY p.doc, p.target ORDER BY score DESC, p.target LIMIT {n}"));
+        let rows = client.query(&sql.text, &sql.params()).map_err(self.err("ranking by BM25"))?;
+        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
+    }
+
+    /// The `ts_rank` alternative of the keyword legs.
+    fn ts_rank_top(
+        &self,
+        client: &mut Client,
+        query: &str,
+        filter: &Filter,
+        sections: bool,
+        limit: usize,
+    ) -> Result<Vec<LegHit>> {
+        let mut sql = Sql::default();
+        let q = sql.bind(query.to_string());
+        let (table, weights) = if sections {
+            ("strata_sections", TS_WEIGHTS_SECTION)
+        } else {
+            ("strata_chunks", TS_WEIGHTS_CHUNK)
+        };
+        // Any word may match, as in the BM25 leg: the plain query's `&` become `|`.
+        sql.push(&format!(
+            "SELECT r.id, ts_rank('{weights}', r.tsv, query.q)::real AS score
+             FROM {table} r,
+                  (SELECT replace(plainto_tsquery('english', {q})::text, ' & ', ' | ')::tsquery AS q) query
+             WHERE numnode(query.q) > 0 AND r.tsv @@ query.q"
+        ));
+        sql.filter("r", filter, !sections);
+        let n = sql.bind(limit.max(1) as i64);
+        sql.push(&format!(" ORDER BY score DESC, r.id LIMIT {n}"));
+        let rows = client.query(&sql.text, &sql.params()).map_err(self.err("ranking by ts_rank"))?;
+        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
+    }
+
+    fn check_dense(&self, query: &[f32]) -> Result<bool> {
+        let Some(dense) = &self.manifest.dense else { return Ok(false) };
+        if query.len() != dense.dim {
+            return Err(Error::Index {
+                path: self.label.clone(),
+                reason: format!(
+                    "its vectors have {} dimensions ({}), the query vector {}; embed queries with {}",
+                    dense.dim,
+                    dense.model,
+                    query.len(),
+                    dense.model
+                ),
+            });
+        }
+        Ok(true)
+    }
+
+    /// The `limit` records of `table` nearest to `query` by inner product. Small indexes and
+    /// one-document filters are scanned exactly; otherwise the HNSW index is searched with
+    /// pgvector's iterative scan, so filters still get `limit` results.
+    fn nearest(&self, table: &str, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        let mut client = self.conn()?;
+        let rows_total = {
+            let stats = self.stats(&mut client)?;
+            if table == "strata_sections" {
+                stats.sections
+            } else {
+                stats.chunks
+            }
+        };
+        let exact = filter.doc.is_some() || (rows_total as usize) < self.options.ann_threshold;
+        let mut sql = Sql::default();
+        let v = sql.bind(Vector::from(query.to_vec()));
+        sql.push(&format!(
+            "SELECT r.id, (-(r.embedding <#> {v}))::real AS score FROM {table} r WHERE r.embedding IS NOT NULL"
+        ));
+        sql.filter("r", filter, table == "strata_chunks");
+        let n = sql.bind(limit.max(1) as i64);
+        if exact {
+            sql.push(&format!(" ORDER BY score DESC, r.id LIMIT {n}"));
+        } else {
+            let ef = (limit.max(40)).to_string();
+            client
+                .execute(
+                    "SELECT set_config('hnsw.ef_search', $1, false), set_config('hnsw.iterative_scan', 'strict_order', false)",
+                    &[&ef],
+                )
+                .map_err(self.err("setting the HNSW search width"))?;
+            // The expression of the HNSW index (see `schema::vector_ddl`).
+            let dim = self.manifest.dense.as_ref().map_or(query.len(), |d| d.dim);
+            sql.push(&format!(" ORDER BY r.embedding::vector({dim}) <#> {v} LIMIT {n}"));
+        }
+        let rows = client.query(&sql.text, &sql.params()).map_err(self.err("searching vectors"))?;
+        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
+    }
+
+    fn section_hits(&self, hits: Vec<LegHit>) -> Result<Vec<SectionHit>> {
+        hits.into_iter()
+            .map(|hit| {
+                let (doc, node) = hit
+                    .chunk
+                    .rsplit_once('#')
+                    .and_then(|(doc, node)| Some((DocId(doc.to_string()), NodeId::parse(node)?)))
+                    .ok_or_else(|| Error::Index {
+                        path: self.label.clone(),
+                        reason: format!(
+                            "a section record has a bad id {:?}; re-ingest its document",
+                            hit.chunk
+                        ),
+                    })?;
+                Ok(SectionHit { doc, node, score: hit.score })
+            })
+            .collect()
+    }
+
+    fn writer(&mut self) -> Result<&mut Writer> {
+        let label = self.label.clone();
+        let w = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| Error::Index { path: label.clone(), reason: "opened read-only".into() })?
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !w.open {
+            w.client.batch_execute("BEGIN").map_err(pg(&label, "starting a transaction"))?;
+            w.open = true;
+        }
+        Ok(w)
+    }
+}
+
+fn connect(url: &str, label: &Path) -> Result<Client> {
+    options::config(url)?.connect(NoTls).map_err(|e| Error::Index {
+        path: label.to_path_buf(),
+        reason: format!("cannot connect ({e}); check that the server runs and that [store] url is right"),
+    })
+}
+
+fn pool(options: &PgOptions, label: &Path) -> Result<Pool<Manager>> {
+    let url = options.read_url.as_deref().unwrap_or(&options.url);
+    let manager = PostgresConnectionManager::new(options::config(url)?, NoTls);
+    Pool::builder()
+        .max_size(options.pool_size.max(1))
+        .connection_timeout(std::time::Duration::from_secs(10))
+        .build(manager)
+        .map_err(|e| Error::Index {
+            path: PathBuf::from(options::redact(url)),
+            reason: format!(
+                "cannot open a pool of {} connections ({e}); check that the server runs and accepts them",
+                options.pool_size
+            ),
+        })
+        .inspect(|_| tracing::debug!(store = %label.display(), "connection pool ready"))
+}
+
+/// Maps a driver error to what happened and what to do.
+pub(crate) fn pg<'a>(label: &'a Path, what: &'static str) -> impl Fn(postgres::Error) -> Error + 'a {
+    move |e| {
+        let reason = if e.is_closed() || e.as_db_error().is_none() && e.to_string().contains("connection") {
+            format!(
+                "{what}: lost the connection to the server ({e}); nothing uncommitted was kept. Start the server and run the same command again"
+            )
+        } else if let Some(db) = e.as_db_error() {
+            format!("{what}: {} ({})", db.message(), db.code().code())
+        } else {
+            format!("{what}: {e}")
+        };
+        Error::Index { path: label.to_path_buf(), reason }
+    }
+}
+
+fn read_meta(client: &mut Client, label: &Path) -> Result<Option<Manifest>> {
+    let exists: bool = client
+        .query_one("SELECT to_regclass('strata_meta') IS NOT NULL", &[])
+        .map_err(pg(label, "reading the schema"))?
+        .get(0);
+    if !exists {
+        return Ok(None);
+    }
+    let rows = client
+        .query("SELECT key, value FROM strata_meta WHERE key IN ('schema_version', 'manifest')", &[])
+        .map_err(pg(label, "reading the manifest"))?;
+    let get = |k: &str| rows.iter().find(|r| r.get::<_, String>(0) == k).map(|r| r.get::<_, String>(1));
+    if let Some(version) = get("schema_version") {
+        let version: i32 = version.parse().unwrap_or(i32::MAX);
+        if version > schema::SCHEMA_VERSION {
+            return Err(Error::Index {
+                path: label.to_path_buf(),
+                reason: format!(
+                    "its schema version {version} is newer than this strata's ({}); upgrade strata",
+                    schema::SCHEMA_VERSION
+                ),
+            });
+        }
+    }
+    let Some(text) = get("manifest") else { return Ok(None) };
+    serde_json::from_str(&text).map(Some).map_err(|e| Error::Index {
+        path: label.to_path_buf(),
+        reason: format!("its manifest is damaged ({e}); re-create the index"),
+    })
+}
+
+fn write_manifest(client: &mut Client, manifest: &Manifest, label: &Path) -> Result<()> {
+    let text = serde_json::to_string(manifest).map_err(|e| Error::Internal(e.to_string()))?;
+    client
+        .execute(
+            "INSERT INTO strata_meta (key, value) VALUES ('manifest', $1)
+             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            &[&text],
+        )
+        .map_err(pg(label, "writing the manifest"))?;
+    Ok(())
+}
+
+/// Brings the schema to [`schema::SCHEMA_VERSION`], in one transaction.
+fn migrate(client: &mut Client, options: &PgOptions, label: &Path) -> Result<()> {
+    let mut tx = client.transaction().map_err(pg(label, "starting the migration"))?;
+    tx.batch_execute(schema::META_DDL).map_err(pg(
+        label,
+        "creating the schema (is pgvector installed? `CREATE EXTENSION vector` must work)",
+    ))?;
+    let version: Option<i32> = tx
+        .query_opt("SELECT value::int FROM strata_meta WHERE key = 'schema_version'", &[])
+        .map_err(pg(label, "reading the schema version"))?
+        .map(|r| r.get(0));
+    let layout = shards::layout_name(&options.shards);
+    match version {
+        Some(v) if v == schema::SCHEMA_VERSION => {
+            let stored: Option<String> = tx
+                .query_opt("SELECT value FROM strata_meta WHERE key = 'layout'", &[])
+                .map_err(pg(label, "reading the layout"))?
+                .map(|r| r.get(0));
+            if stored.as_deref() != Some(layout.as_str()) {
+                return Err(Error::Index {
+                    path: label.to_path_buf(),
+                    reason: format!(
+                        "it was created with layout {}, the config asks for {layout}; use the same [store] shards, or a new database",
+                        stored.unwrap_or_default()
+                    ),
+                });
+            }
+        }
+        Some(v) if v > schema::SCHEMA_VERSION => {
+            return Err(Error::Index {
+                path: label.to_path_buf(),
+                reason: format!("its schema version {v} is newer than this strata's; upgrade strata"),
+            })
+        }
+        _ => {
+            tx.batch_execute(schema::LOCAL_DDL).map_err(pg(label, "creating the tables"))?;
+            if options.shards.is_empty() {
+                tx.batch_execute(schema::RECORD_DDL).map_err(pg(label, "creating the tables"))?;
+            } else {
+                shards::create(&mut tx, &options.shards, label)?;
+            }
+            tx.execute(
+                "INSERT INTO strata_meta (key, value) VALUES ('schema_version', $1), ('layout', $2)
+                 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                &[&schema::SCHEMA_VERSION.to_string(), &layout],
+            )
+            .map_err(pg(label, "recording the schema version"))?;
+        }
+    }
+    tx.commit().map_err(pg(label, "committing the migration"))
+}
+
+fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+    serde_json::to_vec(value).map_err(|e| Error::Internal(format!("serializing a record: {e}")))
+}
+
+impl StoreRead for PgStore {
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn documents(&self) -> Result<Vec<DocSummary>> {
+        let rows = self
+            .conn()?
+            .query("SELECT summary FROM strata_documents ORDER BY path, doc", &[])
+            .map_err(self.err("listing documents"))?;
+        rows.iter()
+            .map(|r| serde_json::from_slice(r.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e)))
+            .collect()
+    }
+
+    fn document(&self, id: &DocId) -> Result<Option<StoredDocument>> {
+        let row = self
+            .conn()?
+            .query_opt("SELECT meta, body FROM strata_documents WHERE doc = $1", &[&id.as_str()])
+            .map_err(self.err("reading a document"))?;
+        let Some(row) = row else { return Ok(None) };
+        let meta: DocMeta = serde_json::from_slice(row.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e))?;
+        let mut document = meta.document;
+        document.text = row.get(1);
+        Ok(Some(StoredDocument {
+            document,
+            definitions: meta.definitions,
+            references: meta.references,
+            chunks: meta.chunks,
+        }))
+    }
+
+    fn document_meta(&self, id: &DocId) -> Result<Option<StoredDocument>> {
+        let row = self
+            .conn()?
+            .query_opt("SELECT meta FROM strata_documents WHERE doc = $1", &[&id.as_str()])
+            .map_err(self.err("reading a document"))?;
+        let Some(row) = row else { return Ok(None) };
+        let meta: DocMeta = serde_json::from_slice(row.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e))?;
+        Ok(Some(StoredDocument {
+            document: meta.document,
+            definitions: meta.definitions,
+            references: meta.references,
+            chunks: meta.chunks,
+        }))
+    }
+
+    fn content_hash(&self, id: &DocId) -> Result<Option<String>> {
+        Ok(self
+            .conn()?
+            .query_opt("SELECT content_hash FROM strata_documents WHERE doc = $1", &[&id.as_str()])
+            .map_err(self.err("reading a content hash"))?
+            .map(|r| r.get(0)))
+    }
+
+    fn chunks(&self, ids: &[String]) -> Result<Vec<StoredChunk>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self
+            .conn()?
+            .query("SELECT payload FROM strata_chunks WHERE id = ANY($1)", &[&ids])
+            .map_err(self.err("reading chunks"))?;
+        let mut by_id: HashMap<String, StoredChunk> = HashMap::new();
+        for r in &rows {
+            let c: StoredChunk = serde_json::from_slice(r.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e))?;
+            by_id.insert(c.chunk.id.clone(), c);
+        }
+        Ok(ids.iter().filter_map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>> {
+        let mut sql = Sql::new("SELECT payload FROM strata_chunks c WHERE true");
+        sql.filter("c", &Filter { doc: Some(doc.clone()), nodes, ..Filter::default() }, true);
+        sql.push(" ORDER BY c.ordinal");
+        let rows = self.conn()?.query(&sql.text, &sql.params()).map_err(self.err("reading chunks"))?;
+        rows.iter()
+            .map(|r| serde_json::from_slice(r.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e)))
+            .collect()
+    }
+
+    fn keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        let mut client = self.conn()?;
+        if self.options.keyword == KeywordRanking::TsRank {
+            return self.ts_rank_top(&mut client, query, filter, false, limit);
+        }
+        let stats = self.stats(&mut client)?;
+        let fields =
+            [(Field::Text, BOOST_TEXT), (Field::Heading, BOOST_HEADING), (Field::Title, BOOST_TITLE)];
+        let clauses = self.clauses(&mut client, query, &fields, stats.chunks, &stats)?;
+        self.bm25_top(&mut client, &clauses, filter, false, limit)
+    }
+
+    fn section_keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<SectionHit>> {
+        let mut client = self.conn()?;
+        let filter = Filter { kind: None, ..filter.clone() };
+        let hits = if self.options.keyword == KeywordRanking::TsRank {
+            self.ts_rank_top(&mut client, query, &filter, true, limit)?
+        } else {
+            let stats = self.stats(&mut client)?;
+            let fields = [(Field::SectionText, BOOST_TEXT), (Field::SectionHeading, SECTION_BOOST_HEADING)];
+            let clauses = self.clauses(&mut client, query, &fields, stats.sections, &stats)?;
+            self.bm25_top(&mut client, &clauses, &filter, true, limit)?
+        };
+        self.section_hits(hits)
+    }
+
+    fn section_dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<SectionHit>> {
+        if !self.check_dense(query)? {
+            return Ok(Vec::new());
+        }
+        let filter = Filter { kind: None, ..filter.clone() };
+        let hits = self.nearest("strata_sections", query, &filter, limit)?;
+        self.section_hits(hits)
+    }
+
+    fn exact_numbers(&self, keys: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut sql = Sql::default();
+        let k = sql.bind(keys.to_vec());
+        sql.push(&format!("SELECT c.id FROM strata_chunks c WHERE c.number = ANY({k}::text[])"));
+        sql.filter("c", filter, true);
+        let n = sql.bind(limit as i64);
+        sql.push(&format!(" ORDER BY c.doc, c.ordinal, c.id LIMIT {n}"));
+        let rows =
+            self.conn()?.query(&sql.text, &sql.params()).map_err(self.err("finding section numbers"))?;
+        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: 1.0 }).collect())
+    }
+
+    fn exact_terms(&self, terms: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut client = self.conn()?;
+        let stats = self.stats(&mut client)?;
+        // Scored as tantivy scores a term query on the `terms` field: each value is one token.
+        let rows = client
+            .query(
+                "SELECT t, count(*) FROM strata_chunks, unnest(terms) t
+                 WHERE terms && $1::text[] AND t = ANY($1::text[]) GROUP BY t",
+                &[&terms],
+            )
+            .map_err(self.err("counting defined terms"))?;
+        let df: HashMap<String, u64> = rows.iter().map(|r| (r.get(0), r.get::<_, i64>(1) as u64)).collect();
+        let total_terms: i64 = client
+            .query_one("SELECT coalesce(sum(cardinality(terms)), 0)::bigint FROM strata_chunks", &[])
+            .map_err(self.err("counting defined terms"))?
+            .get(0);
+        let (keys, weights): (Vec<String>, Vec<f32>) = terms
+            .iter()
+            .filter_map(|t| df.get(t).map(|&n| (t.clone(), bm25::idf(n, stats.chunks) * (1.0 + bm25::K1))))
+            .unzip();
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let avg = (total_terms.max(1) as f32 / stats.chunks.max(1) as f32).max(f32::MIN_POSITIVE);
+        let mut sql = Sql::default();
+        let k = sql.bind(keys);
+        let w = sql.bind(weights);
+        sql.push(&format!(
+            "SELECT c.id, ((SELECT sum(({w}::real[])[array_position({k}::text[], t)]) FROM unnest(c.terms) t)
+                 / (1 + {base}::real + {per}::real * cardinality(c.terms)))::real AS score
+             FROM strata_chunks c WHERE c.terms && {k}::text[]",
+            base = bm25::K1 * (1.0 - bm25::B),
+            per = bm25::K1 * bm25::B / avg,
+        ));
+        sql.filter("c", filter, true);
+        let n = sql.bind(limit.max(1) as i64);
+        sql.push(&format!(" ORDER BY score DESC, c.id LIMIT {n}"));
+        let rows = client.query(&sql.text, &sql.params()).map_err(self.err("finding defined terms"))?;
+        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
+    }
+
+    fn exact_phrase(&self, phrase: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        let words: Vec<String> =
+            Analyzers::new().tokens(Field::Exact, phrase).into_iter().map(|(t, _)| t).collect();
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut client = self.conn()?;
+        let stats = self.stats(&mut client)?;
+        let keys: Vec<String> =
+            words.iter().map(|w| Field::Exact.key(w)).collect::<BTreeSet<_>>().into_iter().collect();
+        let df = self.doc_freqs(&mut client, &keys)?;
+        if keys.iter().any(|k| !df.contains_key(k)) {
+            return Ok(Vec::new());
+        }
+        let idf_sum: f32 = words.iter().map(|w| bm25::idf(df[&Field::Exact.key(w)], stats.chunks)).sum();
+        let clause = Clause::new(String::new(), 1.0, 0, stats.chunks, stats.tokens[Field::Exact.index()]);
+        let weight = idf_sum * (1.0 + bm25::K1);
+
+        let mut sql = Sql::default();
+        let k = sql.bind(keys.clone());
+        let distinct = sql.bind(keys.len() as i64);
+        sql.push("SELECT p.target, p.key, p.positions, p.len FROM strata_postings p");
+        let join = needs_record(filter, true);
+        if join {
+            sql.push(" JOIN strata_chunks r ON r.doc = p.doc AND r.id = p.target");
+        }
+        sql.push(&format!(
+            " WHERE p.key = ANY({k}::text[]) AND (p.doc, p.target) IN
+                (SELECT doc, target FROM strata_postings WHERE key = ANY({k}::text[])
+                 GROUP BY doc, target HAVING count(*) = {distinct})"
+        ));
+        sql.filter(if join { "r" } else { "p" }, filter, true);
+        let rows = client.query(&sql.text, &sql.params()).map_err(self.err("finding a phrase"))?;
+        // Per record: each word's positions, and the field length.
+        let mut records: BTreeMap<String, (HashMap<String, HashSet<i32>>, i32)> = BTreeMap::new();
+        for r in &rows {
+            let entry = records.entry(r.get(0)).or_insert_with(|| (HashMap::new(), r.get(3)));
+            let positions: Option<Vec<i32>> = r.get(2);
+            entry.0.insert(r.get(1), positions.unwrap_or_default().into_iter().collect());
+        }
+        let word_keys: Vec<String> = words.iter().map(|w| Field::Exact.key(w)).collect();
+        let mut hits: Vec<LegHit> = records
+            .into_iter()
+            .filter_map(|(target, (positions, len))| {
+                // One word: a term query without frequencies (tf 1). More: the number of
+                // places the words stand in order, as tantivy's phrase scorer counts them.
+                let freq = if words.len() == 1 {
+                    1
+                } else {
+                    positions[&word_keys[0]]
+                        .iter()
+                        .filter(|&&p| {
+                            word_keys
+                                .iter()
+                                .enumerate()
+                                .skip(1)
+                                .all(|(i, k)| positions[k].contains(&(p + i as i32)))
+                        })
+                        .count()
+                };
+                (freq > 0).then(|| {
+                    let tf = freq as f32;
+                    let norm = clause.norm_base + clause.norm_per_token * len as f32;
+                    LegHit { chunk: target, score: weight * tf / (tf + norm) }
+                })
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
+        hits.truncate(limit);
+        Ok(hits)
+    }
+
+    fn dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
+        if !self.check_dense(query)? {
+            return Ok(Vec::new());
+        }
+        self.nearest("strata_chunks", query, filter, limit)
+    }
+
+    fn definitions(&self, term: &str) -> Result<Vec<Definition>> {
+        let rows = self
+            .conn()?
+            .query("SELECT payload FROM strata_definitions WHERE term = $1 ORDER BY doc, ordinal", &[&term])
+            .map_err(self.err("reading definitions"))?;
+        rows.iter()
+            .map(|r| serde_json::from_slice(r.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e)))
+            .collect()
+    }
+
+    fn defined_terms(&self) -> Result<Vec<String>> {
+        let rows = self
+            .conn()?
+            .query(
+                "SELECT term FROM strata_definitions UNION SELECT unnest(terms) FROM strata_chunks ORDER BY 1",
+                &[],
+            )
+            .map_err(self.err("listing defined terms"))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>> {
+        if keys.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let rows = self
+            .conn()?
+            .query("SELECT key, context FROM strata_contexts WHERE key = ANY($1)", &[&keys])
+            .map_err(self.err("reading cached contexts"))?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+}
+
+impl StoreWrite for PgStore {
+    fn put(&mut self, record: &DocumentRecord) -> Result<()> {
+        let doc = &record.document;
+        let id = doc.id.as_str().to_string();
+        check_vectors(record)?;
+        let mut new_dim = None;
+        if let Some(v) = &record.vectors {
+            self.manifest.check_dense(&v.model, v.dim, &self.label)?;
+            if self.manifest.dense.is_none() {
+                new_dim = Some(v.dim);
+                self.manifest.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
+            }
+        }
+        if let Some(sv) = &record.section_vectors {
+            self.manifest.check_dense(&sv.vectors.model, sv.vectors.dim, &self.label)?;
+        }
+        let rows = Rows::of(record)?;
+        let label = self.label.clone();
+        let shards = self.options.shards.clone();
+        if let Some(dim) = new_dim {
+            // Sharded: the shards' own tables get their dimension and indexes first, outside
+            // this transaction (DDL on foreign servers is not part of it; repeating it is
+            // harmless).
+            shards::vector_ddl(&shards, dim, &label)?;
+        }
+        let w = self.writer()?;
+        w.client.batch_execute("SAVEPOINT strata_put").map_err(pg(&label, "starting a document"))?;
+        let written = (|| {
+            if let (Some(dim), true) = (new_dim, shards.is_empty()) {
+                w.client
+                    .batch_execute(&schema::vector_ddl(dim))
+                    .map_err(pg(&label, "creating the vector indexes"))?;
+            }
+            delete_document(&mut w.client, &id, &label)?;
+            rows.write(&mut w.client, &label)
+        })();
+        match written {
+            Ok(()) => {
+                w.client
+                    .batch_execute("RELEASE SAVEPOINT strata_put")
+                    .map_err(pg(&label, "writing a document"))?;
+                w.staged.insert(doc.id.clone());
+                if new_dim.is_some() {
+                    w.manifest_dirty = true;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                // Only this document is undone; the transaction goes on.
+                let _ = w.client.batch_execute("ROLLBACK TO SAVEPOINT strata_put");
+                if new_dim.is_some() {
+                    self.manifest.dense = None;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn remove(&mut self, id: &DocId) -> Result<bool> {
+        let staged = self
+            .writer
+            .as_mut()
+            .is_some_and(|w| w.get_mut().unwrap_or_else(|p| p.into_inner()).staged.remove(id));
+        if !staged && self.content_hash(id)?.is_none() {
+            return Ok(false);
+        }
+        let label = self.label.clone();
+        let w = self.writer()?;
+        delete_document(&mut w.client, id.as_str(), &label)?;
+        Ok(true)
+    }
+
+    fn cache_contexts(&mut self, entries: &[(String, String)]) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let label = self.label.clone();
+        let w = self.writer()?;
+        let (keys, contexts): (Vec<String>, Vec<String>) = entries.iter().cloned().unzip();
+        w.client
+            .execute(
+                "INSERT INTO strata_contexts (key, context) SELECT * FROM unnest($1::text[], $2::text[])
+                 ON CONFLICT (key) DO UPDATE SET context = EXCLUDED.context",
+                &[&keys, &contexts],
+            )
+            .map_err(pg(&label, "caching contexts"))?;
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        let label = self.label.clone();
+        let manifest = self.manifest.clone();
+        let w = self.writer()?;
+        if w.manifest_dirty {
+            write_manifest(&mut w.client, &manifest, &label)?;
+        }
+        w.client.batch_execute("COMMIT").map_err(pg(&label, "committing"))?;
+        w.open = false;
+        w.manifest_dirty = false;
+        w.staged.clear();
+        Ok(())
+    }
+}
+
+fn check_vectors(record: &DocumentRecord) -> Result<()> {
+    let id = record.document.id.as_str();
+    if let Some(v) = &record.vectors {
+        if v.len() != record.chunks.len() || v.values.len() != v.len() * v.dim {
+            return Err(Error::Internal(format!(
+                "{id}: {} vectors of dimension {} for {} chunks",
+                v.len(),
+                v.dim,
+                record.chunks.len()
+            )));
+        }
+    }
+    if let Some(sv) = &record.section_vectors {
+        let v = &sv.vectors;
+        if v.len() != sv.nodes.len() || v.values.len() != v.len() * v.dim {
+            return Err(Error::Internal(format!(
+                "{id}: {} section vectors of dimension {} for {} sections",
+                v.len(),
+                v.dim,
+                sv.nodes.len()
+            )));
+        }
+        if record.vectors.is_none() {
+            return Err(Error::Internal(format!("{id}: section vectors without chunk vectors")));
+        }
+    }
+    Ok(())
+}
+
+fn delete_document(client: &mut Client, id: &str, label: &Path) -> Result<()> {
+    for table in ["strata_documents"].iter().chain(schema::RECORD_TABLES.iter()) {
+        client
+            .execute(&format!("DELETE FROM {table} WHERE doc = $1"), &[&id])
+            .map_err(pg(label, "deleting a document's records"))?;
+    }
+    Ok(())
+}
+
+/// Every row a document writes, prepared before the transaction touches the server.
+struct Rows {
+    doc: String,
+    document: DocumentRow,
+    chunks: Vec<ChunkRow>,
+    sections: Vec<SectionRow>,
+    definitions: Vec<(i32, String, Vec<u8>)>,
+    postings: Vec<PostingRow>,
+}
+
+struct DocumentRow {
+    path: String,
+    content_hash: String,
+    summary: Vec<u8>,
+    meta: Vec<u8>,
+    body: String,
+    chunks: i32,
+    sections: i32,
+    tokens: Vec<i64>,
+}
+
+struct PostingRow {
+    key: String,
+    target: String,
+    tf: i32,
+    len: i32,
+    positions: Option<Vec<i32>>,
+}
+
+struct ChunkRow {
+    id: String,
+    ordinal: i32,
+    node: i32,
+    kind: &'static str,
+    pages: (i32, i32),
+    number: Option<String>,
+    terms: Vec<String>,
+    payload: Vec<u8>,
+    tsv: [String; 3],
+    embedding: Option<Vector>,
+}
+
+struct SectionRow {
+    node: i32,
+    id: String,
+    pages: (i32, i32),
+    tsv: [String; 2],
+    embedding: Option<Vector>,
+}
+
+impl Rows {
+    fn of(record: &DocumentRecord) -> Result<Rows> {
+        let doc = &record.document;
+        let id = doc.id.as_str().to_string();
+        let mut analyzers = Analyzers::new();
+        let mut tokens = [0i64; 6];
+        let mut postings = Vec::new();
+        let mut add = |target: &str, p: FieldPostings, tokens: &mut [i64; 6]| {
+            tokens[p.field.index()] += p.tokens as i64;
+            let len = p.norm();
+            for (term, positions) in p.terms {
+                let tf = positions.len() as i32;
+                let positions = (p.field == Field::Exact).then_some(positions);
+                postings.push(PostingRow {
+                    key: p.field.key(&term),
+                    target: target.to_string(),
+                    tf,
+                    len,
+                    positions,
+                });
+            }
+        };
+
+        let mut chunks = Vec::with_capacity(record.chunks.len());
+        for (i, chunk) in record.chunks.iter().enumerate() {
+            let stored = StoredChunk::of(doc, chunk);
+            let text = chunk.indexed_text(&doc.text).into_owned();
+            let heading = chunk.heading_path.join(" > ");
+            let exact = chunk.indexed_span().slice(&doc.text);
+            add(&chunk.id, analyzers.postings(Field::Text, &text), &mut tokens);
+            add(&chunk.id, analyzers.postings(Field::Heading, &heading), &mut tokens);
+            add(&chunk.id, analyzers.postings(Field::Title, &doc.title), &mut tokens);
+            add(&chunk.id, analyzers.postings(Field::Exact, exact), &mut tokens);
+            chunks.push(ChunkRow {
+                id: chunk.id.clone(),
+                ordinal: chunk.ordinal as i32,
+                node: chunk.node.0 as i32,
+                kind: chunk.kind.name(),
+                pages: (chunk.pages.first as i32, chunk.pages.last as i32),
+                number: stored.number.clone(),
+                terms: chunk.defines.clone(),
+                payload: json(&stored)?,
+                tsv: [text, heading, doc.title.clone()],
+                embedding: record.vectors.as_ref().map(|v| Vector::from(v.row(i).to_vec())),
+            });
+        }
+
+        let section_vectors: HashMap<NodeId, Vector> = record
+            .section_vectors
+            .as_ref()
+            .map(|sv| {
+                sv.nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| (*n, Vector::from(sv.vectors.row(i).to_vec())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut sections = Vec::new();
+        for profile in strata_core::section_profiles(doc) {
+            let sid = format!("{id}#{}", profile.node);
+            let text = format!("{}\n{}", profile.lead, profile.children);
+            add(&sid, analyzers.postings(Field::SectionText, &text), &mut tokens);
+            add(&sid, analyzers.postings(Field::SectionHeading, &profile.heading_path), &mut tokens);
+            let pages =
+                doc.tree.get(profile.node).map_or((1, 1), |n| (n.pages.first as i32, n.pages.last as i32));
+            sections.push(SectionRow {
+                node: profile.node.0 as i32,
+                id: sid,
+                pages,
+                tsv: [text, profile.heading_path.clone()],
+                embedding: section_vectors.get(&profile.node).cloned(),
+            });
+        }
+
+        let definitions = record
+            .definitions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Ok((i as i32, d.normalized.clone(), json(d)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let meta = DocMeta {
+            document: Document { text: String::new(), ..doc.clone() },
+            definitions: record.definitions.clone(),
+            references: record.references.clone(),
+            chunks: record.chunks.len(),
+        };
+        let summary =
+            DocSummary::of(doc, record.chunks.len(), record.definitions.len(), record.references.len());
+        Ok(Rows {
+            document: DocumentRow {
+                path: doc.source.path.clone(),
+                content_hash: doc.source.content_hash.clone(),
+                summary: json(&summary)?,
+                meta: json(&meta)?,
+                body: doc.text.clone(),
+                chunks: record.chunks.len() as i32,
+                sections: sections.len() as i32,
+                tokens: tokens.to_vec(),
+            },
+            doc: id,
+            chunks,
+            sections,
+            definitions,
+            postings,
+        })
+    }
+
+    fn write(&self, client: &mut Client, label: &Path) -> Result<()> {
+        let err = |what| pg(label, what);
+        let d = &self.document;
+        client
+            .execute(
+                "INSERT INTO strata_documents (doc, path, content_hash, summary, meta, body, chunk_count, section_count, tokens)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                &[&self.doc, &d.path, &d.content_hash, &d.summary, &d.meta, &d.body, &d.chunks, &d.sections, &d.tokens],
+            )
+            .map_err(err("writing a document"))?;
+        let chunk = client
+            .prepare(
+                "INSERT INTO strata_chunks (doc, id, ordinal, node, kind, page_first, page_last, number, terms, payload, tsv, embedding)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+                         setweight(to_tsvector('english', $11), 'A') || setweight(to_tsvector('english', $12), 'B')
+                         || setweight(to_tsvector('english', $13), 'C'), $14)",
+            )
+            .map_err(err("writing chunks"))?;
+        for c in &self.chunks {
+            client
+                .execute(
+                    &chunk,
+                    &[
+                        &self.doc,
+                        &c.id,
+                        &c.ordinal,
+                        &c.node,
+                        &c.kind,
+                        &c.pages.0,
+                        &c.pages.1,
+                        &c.number,
+                        &c.terms,
+                        &c.payload,
+                        &c.tsv[0],
+                        &c.tsv[1],
+                        &c.tsv[2],
+                        &c.embedding,
+                    ],
+                )
+                .map_err(err("writing chunks"))?;
+        }
+        let section = client
+            .prepare(
+                "INSERT INTO strata_sections (doc, node, id, page_first, page_last, tsv, embedding)
+                 VALUES ($1, $2, $3, $4, $5,
+                         setweight(to_tsvector('english', $6), 'A') || setweight(to_tsvector('english', $7), 'B'), $8)",
+            )
+            .map_err(err("writing sections"))?;
+        for s in &self.sections {
+            client
+                .execute(
+                    &section,
+                    &[&self.doc, &s.node, &s.id, &s.pages.0, &s.pages.1, &s.tsv[0], &s.tsv[1], &s.embedding],
+                )
+                .map_err(err("writing sections"))?;
+        }
+        for (ordinal, term, payload) in &self.definitions {
+            client
+                .execute(
+                    "INSERT INTO strata_definitions (doc, ordinal, term, payload) VALUES ($1, $2, $3, $4)",
+                    &[&self.doc, ordinal, term, payload],
+                )
+                .map_err(err("writing definitions"))?;
+        }
+        let sink = client
+            .copy_in("COPY strata_postings (doc, key, target, tf, len, positions) FROM STDIN BINARY")
+            .map_err(err("writing postings"))?;
+        let mut copy = BinaryCopyInWriter::new(
+            sink,
+            &[Type::TEXT, Type::TEXT, Type::TEXT, Type::INT4, Type::INT4, Type::INT4_ARRAY],
+        );
+        for p in &self.postings {
+            copy.write(&[&self.doc, &p.key, &p.target, &p.tf, &p.len, &p.positions])
+                .map_err(err("writing postings"))?;
+        }
+        copy.finish().map_err(err("writing postings"))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,84 @@
+//! The PostgreSQL store against the shared `Store` conformance suite, on a real server, plus
+//! what only it has: persistence across connections, one writer, schema and layout guards.
+
+mod support;
+
+use strata_index::conformance::{self, fixture};
+use strata_index::{Manifest, StoreRead, StoreWrite};
+use strata_postgres::{KeywordRanking, PgOptions, PgStore};
+
+const VAR: &str = "STRATA_TEST_POSTGRES_URL";
+
+fn manifest() -> Manifest {
+    Manifest::new("cl100k_base", 512, 64)
+}
+
+#[test]
+fn postgres_store_passes_the_conformance_suite() {
+    let Some(server) = support::server("postgres_store_passes_the_conformance_suite", VAR) else { return };
+    let mut dbs = Vec::new();
+    conformance::run_all(|| {
+        let db = support::fresh(&server, "strata_conf");
+        let store = PgStore::open_or_create(PgOptions::new(&db.url), manifest()).unwrap();
+        dbs.push(db);
+        store
+    });
+}
+
+#[test]
+fn committed_data_persists_and_one_writer_at_a_time() {
+    let Some(server) = support::server("committed_data_persists_and_one_writer_at_a_time", VAR) else {
+        return;
+    };
+    let db = support::fresh(&server, "strata_persist");
+    let g = fixture::gadget_rules(conformance::GADGET);
+    {
+        let mut store = PgStore::open_or_create(PgOptions::new(&db.url), manifest()).unwrap();
+        store.put(&g).unwrap();
+        store.commit().unwrap();
+        let second = PgStore::open_or_create(PgOptions::new(&db.url), manifest());
+        let e = second.err().expect("a second writer is refused").to_string();
+        assert!(e.contains("another process is writing"), "{e}");
+        // Staged but never committed: lost with the writer.
+        store.put(&fixture::widget_act(conformance::WIDGET)).unwrap();
+    }
+    let store = PgStore::open(PgOptions::new(&db.url)).unwrap();
+    let docs = store.documents().unwrap();
+    assert_eq!(docs.len(), 1, "only the committed document: {docs:?}");
+    assert_eq!(store.document(&g.document.id).unwrap().unwrap().document.text, g.document.text);
+    let e = PgStore::open_or_create(PgOptions::new(&db.url), Manifest::new("cl100k_base", 256, 64))
+        .err()
+        .expect("other chunk settings are refused")
+        .to_string();
+    assert!(e.contains("chunk.max_tokens = 512 (config: 256)"), "{e}");
+}
+
+#[test]
+fn an_empty_database_is_not_an_index() {
+    let Some(server) = support::server("an_empty_database_is_not_an_index", VAR) else { return };
+    let db = support::fresh(&server, "strata_empty");
+    let e = PgStore::open(PgOptions::new(&db.url)).err().expect("no index").to_string();
+    assert!(e.contains("holds no strata index") && e.contains("strata ingest"), "{e}");
+}
+
+#[test]
+fn ts_rank_ranking_finds_what_bm25_finds() {
+    let Some(server) = support::server("ts_rank_ranking_finds_what_bm25_finds", VAR) else { return };
+    let db = support::fresh(&server, "strata_tsrank");
+    let mut store = PgStore::open_or_create(PgOptions::new(&db.url), manifest()).unwrap();
+    store.put(&fixture::widget_act(conformance::WIDGET)).unwrap();
+    store.put(&fixture::gadget_rules(conformance::GADGET)).unwrap();
+    store.commit().unwrap();
+    drop(store);
+    let bm25 = PgStore::open(PgOptions::new(&db.url)).unwrap();
+    let ts = PgStore::open(PgOptions { keyword: KeywordRanking::TsRank, ..PgOptions::new(&db.url) }).unwrap();
+    let filter = strata_index::Filter::default();
+    for query in ["widget", "gadget filing", "recitals"] {
+        let a: std::collections::BTreeSet<String> =
+            bm25.keyword(query, &filter, 100).unwrap().into_iter().map(|h| h.chunk).collect();
+        let b: std::collections::BTreeSet<String> =
+            ts.keyword(query, &filter, 100).unwrap().into_iter().map(|h| h.chunk).collect();
+        assert!(!a.is_empty(), "{query}: bm25 finds something");
+        assert_eq!(a, b, "{query}: the same chunks match, ranked differently");
+    }
+}
