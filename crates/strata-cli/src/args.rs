@@ -218,6 +218,11 @@ pub struct EvalArgs {
     /// Where the indexes of the run go, one folder per chunking (default: OUT/index).
     #[arg(long)]
     pub index_dir: Option<PathBuf>,
+    /// Build the run's indexes in PostgreSQL at this URL instead of folders. Each ingest of
+    /// the run first drops the strata tables of that database: give it a database of its
+    /// own. `[store]` keyword, shards and read_url apply.
+    #[arg(long, value_name = "URL")]
+    pub postgres: Option<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -64,7 +64,23 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
         ingests,
         strategies,
         limit: args.limit,
-        index_dir: args.index_dir.clone().unwrap_or_else(|| out.join("index")),
+        index_dir: grid_dir(&args, &out),
+        postgres: match &args.postgres {
+            Some(url) => {
+                let postgres = strata_core::config::StoreConfig {
+                    kind: "postgres".into(),
+                    url: Some(url.clone()),
+                    ..config.store.clone()
+                };
+                let config = strata_core::Config { store: postgres, ..config.clone() };
+                config.validate("--postgres")?;
+                match strata_engine::Location::of(&config, &grid_dir(&args, &out))? {
+                    strata_engine::Location::Postgres(options) => Some(options),
+                    strata_engine::Location::Embedded(_) => None,
+                }
+            }
+            None => None,
+        },
     };
     let embedder = embedder::for_ingest(config, model)?;
     let mut rerank = config.rerank.clone();
@@ -128,4 +144,9 @@ fn machine() -> String {
         })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string());
     format!("{cpu}, {cores} cores, {}", std::env::consts::OS)
+}
+
+/// Where the run's index folders go.
+fn grid_dir(args: &EvalArgs, out: &std::path::Path) -> PathBuf {
+    args.index_dir.clone().unwrap_or_else(|| out.join("index"))
 }

@@ -12,8 +12,9 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use serde::Serialize;
 use strata_core::Config;
-use strata_engine::{estimate, ingest, models, parse_page_range, Engine, OpenOptions, SearchOptions};
-use strata_index::{EmbeddedStore, StoreRead};
+use strata_engine::{
+    estimate, ingest, models, parse_page_range, Engine, Location, OpenOptions, SearchOptions,
+};
 use strata_search::navigate;
 use strata_search::Mode;
 
@@ -102,8 +103,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(note) = embedder.as_deref().and_then(|e| models::fit_chunks(&mut config, e)) {
                 tracing::info!("{note}");
             }
-            let summary =
-                ingest::run(&config, &cli.index, &paths, force, progress, embedder.as_deref(), &|| {})?;
+            let summary = ingest::run(
+                &config,
+                &Location::of(&config, &cli.index)?,
+                &paths,
+                force,
+                progress,
+                embedder.as_deref(),
+                &|| {},
+            )?;
             emit(cli.json, &summary, render::ingest)?;
             let nothing = summary.ingested == 0 && summary.unchanged == 0;
             Ok(if nothing { ExitCode::FAILURE } else { ExitCode::SUCCESS })
@@ -172,23 +180,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Tree { doc, depth } => {
-            let store = EmbeddedStore::open(&cli.index)?;
-            let id = navigate::resolve_doc(&store, &doc)?;
+            let store = Location::of(&config, &cli.index)?.open()?;
+            let id = navigate::resolve_doc(store.as_ref(), &doc)?;
             let stored = store.document(&id)?.context("document vanished")?;
             let outline = navigate::outline_to(&stored, depth);
             emit(cli.json, &outline, render::tree)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Show { target } => {
-            let store = EmbeddedStore::open(&cli.index)?;
-            let (stored, node) = navigate::resolve_node(&store, &target)?;
+            let store = Location::of(&config, &cli.index)?.open()?;
+            let (stored, node) = navigate::resolve_node(store.as_ref(), &target)?;
             let section = navigate::section(&stored, node);
             emit(cli.json, &section, render::section)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Read { doc, pages } => {
-            let store = EmbeddedStore::open(&cli.index)?;
-            let id = navigate::resolve_doc(&store, &doc)?;
+            let store = Location::of(&config, &cli.index)?.open()?;
+            let id = navigate::resolve_doc(store.as_ref(), &doc)?;
             let stored =
                 store.document(&id)?.ok_or_else(|| anyhow::anyhow!("document {id} is not in the index"))?;
             let (first, last) = parse_page_range(&pages).map_err(|_| {
@@ -199,20 +207,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Define { term } => {
-            let store = EmbeddedStore::open(&cli.index)?;
-            let defs = navigate::define(&store, &term)?;
+            let store = Location::of(&config, &cli.index)?.open()?;
+            let defs = navigate::define(store.as_ref(), &term)?;
             emit(cli.json, &defs, |defs| render::define(&term, defs))?;
             Ok(if defs.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Refs { target } => {
-            let store = EmbeddedStore::open(&cli.index)?;
-            let (stored, node) = navigate::resolve_node(&store, &target)?;
+            let store = Location::of(&config, &cli.index)?.open()?;
+            let (stored, node) = navigate::resolve_node(store.as_ref(), &target)?;
             let refs = navigate::refs(&stored, node);
             emit(cli.json, &refs, render::refs)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Docs => {
-            let store = EmbeddedStore::open(&cli.index)?;
+            let store = Location::of(&config, &cli.index)?.open()?;
             let docs = store.documents()?;
             emit(cli.json, &docs, |docs| render::docs(docs))?;
             Ok(ExitCode::SUCCESS)
@@ -254,7 +262,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Remove { doc } => {
-            let id = strata_engine::remove(&cli.index, &doc)?;
+            let id = strata_engine::remove(&Location::of(&config, &cli.index)?, &doc)?;
             emit(cli.json, &serde_json::json!({ "removed": id }), |_| println!("removed {id}"))?;
             Ok(ExitCode::SUCCESS)
         }

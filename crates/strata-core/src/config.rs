@@ -19,6 +19,7 @@ pub use crate::config_models::{
     ChatConfig, ContextConfig, Price, RerankConfig, CHAT_PROVIDERS, CONTEXT_KINDS, RERANK_KINDS,
 };
 pub use crate::config_serve::ServeConfig;
+pub use crate::config_store::{StoreConfig, STORE_KINDS};
 use crate::{Error, Result};
 
 /// The whole configuration.
@@ -41,6 +42,8 @@ pub struct Config {
     pub rerank: RerankConfig,
     /// `strata serve` and `strata mcp`.
     pub serve: ServeConfig,
+    /// Where the index lives.
+    pub store: StoreConfig,
 }
 
 /// `[dense]`
@@ -365,6 +368,15 @@ impl Config {
         if let Some(v) = get("STRATA_API_KEYS") {
             self.serve.add_env_keys(&v);
         }
+        if let Some(v) = get("STRATA_STORE") {
+            self.store.kind = v;
+        }
+        if let Some(v) = get("STRATA_STORE_URL") {
+            self.store.url = Some(v).filter(|v| !v.is_empty());
+        }
+        if let Some(v) = get("STRATA_STORE_READ_URL") {
+            self.store.read_url = Some(v).filter(|v| !v.is_empty());
+        }
         Ok(())
     }
 
@@ -480,6 +492,7 @@ impl Config {
         self.context.validate(origin)?;
         self.rerank.validate(origin)?;
         self.serve.validate(origin)?;
+        self.store.validate(origin)?;
         Ok(())
     }
 }

@@ -15,12 +15,12 @@ use anyhow::{Context, Result};
 use strata_core::{Config, DocId};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
-use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+use strata_index::StoreRead;
 use strata_ingest::tokenize::Tokenizer;
 use strata_search::{navigate, SearchResponse, Searcher};
 
 use crate::ingest::{self, Summary};
-use crate::{models, SearchOptions};
+use crate::{models, Location, SearchOptions};
 
 /// What [`Engine::open`] loads.
 #[derive(Debug, Clone, Default)]
@@ -37,34 +37,25 @@ pub struct OpenOptions {
 
 /// One commit of the index, as readers see it.
 pub struct Snapshot {
-    store: EmbeddedStore,
+    store: Box<dyn StoreRead>,
     defined_terms: Arc<[String]>,
     generation: u64,
-    /// The commit file as it was just before opening.
-    stamp: Option<Stamp>,
-}
-
-/// What identifies a commit on disk without opening the index: tantivy rewrites `meta.json`
-/// (atomically) on every commit.
-type Stamp = (std::time::SystemTime, u64);
-
-fn stamp(index: &Path) -> Option<Stamp> {
-    let meta = std::fs::metadata(index.join("tantivy").join("meta.json")).ok()?;
-    Some((meta.modified().ok()?, meta.len()))
+    /// The commit's stamp ([`Location::stamp`]) as it was just before opening.
+    stamp: Option<String>,
 }
 
 impl Snapshot {
-    fn open(index: &Path, generation: u64) -> strata_core::Result<Snapshot> {
+    fn open(location: &Location, generation: u64) -> strata_core::Result<Snapshot> {
         // Read before opening: a commit landing in between is seen by the next refresh.
-        let stamp = stamp(index);
-        let store = EmbeddedStore::open(index)?;
+        let stamp = location.stamp();
+        let store = location.open()?;
         let defined_terms = store.defined_terms()?.into();
         Ok(Snapshot { store, defined_terms, generation, stamp })
     }
 
     /// The store at this commit.
-    pub fn store(&self) -> &EmbeddedStore {
-        &self.store
+    pub fn store(&self) -> &dyn StoreRead {
+        self.store.as_ref()
     }
 
     /// How many snapshots this engine published before this one (0 for the one it opened
@@ -80,6 +71,7 @@ pub struct Engine {
     /// `config` with chunk sizes fitted to the embedder's window, as `strata ingest` does.
     ingest_config: Config,
     index: PathBuf,
+    location: Location,
     embedder: Option<Box<dyn Embedder>>,
     reranker: Option<Box<dyn Reranker>>,
     tokenizer: Option<Arc<dyn Tokenizer>>,
@@ -94,7 +86,8 @@ impl Engine {
     /// Opens the index at `index` with the models `config` and `options` ask for.
     pub fn open(config: Config, index: &Path, options: &OpenOptions) -> Result<Engine> {
         let model = options.model.as_deref();
-        let manifest = Manifest::read(index)?;
+        let location = Location::of(&config, index)?;
+        let manifest = location.manifest()?;
         let embedder = match &manifest {
             Some(m) if m.dense.is_some() && (options.dense || options.create) => {
                 models::for_index(&config, m, model)?
@@ -109,10 +102,10 @@ impl Engine {
         }
         if manifest.is_none() && options.create {
             // An ingest of nothing creates the index with the settings a first ingest would.
-            ingest::run(&ingest_config, index, &[], false, false, embedder.as_deref(), &|| {})
-                .with_context(|| format!("creating an index in {}", index.display()))?;
+            ingest::run(&ingest_config, &location, &[], false, false, embedder.as_deref(), &|| {})
+                .with_context(|| format!("creating an index in {}", location.describe()))?;
         }
-        let snapshot = Snapshot::open(index, 0)?;
+        let snapshot = Snapshot::open(&location, 0)?;
         let tokenizer =
             match models::tokenizer_for_index(&config, snapshot.store.manifest(), embedder.as_deref(), model)
             {
@@ -127,6 +120,7 @@ impl Engine {
             config,
             ingest_config,
             index: index.to_path_buf(),
+            location,
             embedder,
             reranker,
             tokenizer,
@@ -141,9 +135,15 @@ impl Engine {
         &self.config
     }
 
-    /// The index folder.
+    /// The index folder (for the embedded store, the index itself; for any store, where
+    /// uploads are kept).
     pub fn index(&self) -> &Path {
         &self.index
+    }
+
+    /// Where the index lives.
+    pub fn location(&self) -> &Location {
+        &self.location
     }
 
     /// The query embedder's model, when the dense leg can run.
@@ -166,7 +166,7 @@ impl Engine {
         // Opened under the lock: whichever reload runs last opens the latest commit.
         let _reloading = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
         let generation = self.snapshot().generation + 1;
-        let fresh = Arc::new(Snapshot::open(&self.index, generation)?);
+        let fresh = Arc::new(Snapshot::open(&self.location, generation)?);
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = fresh;
         Ok(())
     }
@@ -178,7 +178,7 @@ impl Engine {
         // While this engine writes, its own commits publish themselves.
         let Ok(_writer) = self.writer.try_lock() else { return Ok(false) };
         let current = self.snapshot();
-        if current.stamp.is_some() && stamp(&self.index) == current.stamp {
+        if current.stamp.is_some() && self.location.stamp() == current.stamp {
             return Ok(false);
         }
         self.reload()?;
@@ -194,7 +194,7 @@ impl Engine {
     /// Runs a search on the last commit.
     pub fn search(&self, options: &SearchOptions) -> strata_core::Result<SearchResponse> {
         let snapshot = self.snapshot();
-        let store = &snapshot.store;
+        let store = snapshot.store();
         let request = options.request(&self.config, store)?;
         let mut searcher =
             Searcher::with_defined_terms(store, self.config.search.clone(), snapshot.defined_terms.clone());
@@ -231,15 +231,21 @@ impl Engine {
     pub fn ingest(&self, inputs: &[String], force: bool) -> Result<Summary> {
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         // Each commit, the last one included, is published by `on_commit`.
-        ingest::run(&self.ingest_config, &self.index, inputs, force, false, self.embedder.as_deref(), &|| {
-            self.reload_logged()
-        })
+        ingest::run(
+            &self.ingest_config,
+            &self.location,
+            inputs,
+            force,
+            false,
+            self.embedder.as_deref(),
+            &|| self.reload_logged(),
+        )
     }
 
     /// Removes a document (id or part of its path) and everything derived from it.
     pub fn remove(&self, doc: &str) -> strata_core::Result<DocId> {
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        let removed = remove(&self.index, doc);
+        let removed = remove(&self.location, doc);
         if removed.is_ok() {
             self.reload()?;
         }
@@ -247,16 +253,16 @@ impl Engine {
     }
 }
 
-/// Removes a document (id or part of its path) from the index at `index` and commits.
-pub fn remove(index: &Path, doc: &str) -> strata_core::Result<DocId> {
+/// Removes a document (id or part of its path) from the index at `location` and commits.
+pub fn remove(location: &Location, doc: &str) -> strata_core::Result<DocId> {
     // Open for writing with the index's own settings; an absent index is the same clear error
     // as for reading.
-    let manifest = match Manifest::read(index)? {
+    let manifest = match location.manifest()? {
         Some(manifest) => manifest,
-        None => return Err(EmbeddedStore::open(index).err().unwrap_or_else(|| no_manifest(index))),
+        None => return Err(location.open().err().unwrap_or_else(|| no_manifest(location))),
     };
-    let mut store = EmbeddedStore::open_or_create(index, manifest)?;
-    let id = navigate::resolve_doc(&store, doc)?;
+    let mut store = location.open_or_create(manifest, strata_index::DEFAULT_ANN_THRESHOLD)?;
+    let id = navigate::resolve_doc(store.as_ref(), doc)?;
     if !store.remove(&id)? {
         return Err(strata_core::Error::not_found(format!("document {id} is not in the index")));
     }
@@ -264,6 +270,6 @@ pub fn remove(index: &Path, doc: &str) -> strata_core::Result<DocId> {
     Ok(id)
 }
 
-fn no_manifest(index: &Path) -> strata_core::Error {
-    strata_core::Error::Index { path: index.to_path_buf(), reason: "index has no manifest".into() }
+fn no_manifest(location: &Location) -> strata_core::Error {
+    strata_core::Error::Index { path: location.describe().into(), reason: "index has no manifest".into() }
 }

@@ -7,7 +7,6 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Serialize;
 use strata_core::Config;
-use strata_index::EmbeddedStore;
 use strata_ingest::context::{self, Usage};
 use strata_ingest::pipeline::Pipeline;
 
@@ -47,7 +46,8 @@ pub fn estimate(config: &Config, index: &Path, inputs: &[String]) -> Result<Esti
         anyhow::bail!("--dry-run estimates what a language model's contexts cost; [context] kind is none");
     };
     // An index that does not exist yet has no cache; the dry run never creates one.
-    let store = if index.join("manifest.json").is_file() { Some(EmbeddedStore::open(index)?) } else { None };
+    let location = crate::Location::of(config, index)?;
+    let store = if location.manifest()?.is_some() { Some(location.open()?) } else { None };
     let (files, problems) = crate::ingest::collect(inputs);
     let mut estimate = Estimate {
         context: contextualizer.id().to_string(),
@@ -70,7 +70,9 @@ pub fn estimate(config: &Config, index: &Path, inputs: &[String]) -> Result<Esti
             }
         };
         let (cached, usage) = match &store {
-            Some(store) => context::estimate(contextualizer, &StoreCache(store), &ing.document, &ing.chunks)?,
+            Some(store) => {
+                context::estimate(contextualizer, &StoreCache(store.as_ref()), &ing.document, &ing.chunks)?
+            }
             None => context::estimate(contextualizer, &context::NoCache, &ing.document, &ing.chunks)?,
         };
         estimate.chunks += ing.chunks.len();

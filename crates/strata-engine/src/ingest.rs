@@ -27,10 +27,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use strata_core::{ChunkVectors, Config, DocId, Format};
 use strata_embed::Embedder;
-use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+use strata_index::{Manifest, StoreRead, StoreWrite};
 use strata_ingest::context::{self, ContextCache, Usage};
 use strata_ingest::pipeline::Pipeline;
 use strata_providers::choose::Chosen;
+
+use crate::Location;
 
 /// What happened to one file.
 #[derive(Debug, Serialize)]
@@ -110,7 +112,7 @@ pub struct ContextTally {
 }
 
 /// The store as the context stage's cache.
-pub(crate) struct StoreCache<'a>(pub(crate) &'a EmbeddedStore);
+pub(crate) struct StoreCache<'a>(pub(crate) &'a dyn StoreRead);
 
 impl ContextCache for StoreCache<'_> {
     fn get(&self, keys: &[String]) -> strata_core::Result<HashMap<String, String>> {
@@ -182,7 +184,7 @@ enum Work {
 /// its readers).
 pub fn run(
     config: &Config,
-    index: &Path,
+    location: &Location,
     inputs: &[String],
     force: bool,
     progress: bool,
@@ -193,9 +195,16 @@ pub fn run(
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
     let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
     let wanted = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
-    std::fs::create_dir_all(index).with_context(|| format!("creating index folder {}", index.display()))?;
-    let mut store = EmbeddedStore::open_or_create(index, wanted)?;
-    store.set_ann_threshold(config.dense.ann_threshold);
+    if let Location::Embedded(index) = location {
+        std::fs::create_dir_all(index)
+            .with_context(|| format!("creating index folder {}", index.display()))?;
+    }
+    let mut store = location.open_or_create(wanted, config.dense.ann_threshold)?;
+    // On a server, each document is its own transaction.
+    let commit_every = match location {
+        Location::Embedded(_) => config.ingest.commit_every,
+        Location::Postgres(_) => 1,
+    };
     let stored = store.documents()?;
     let known: HashMap<DocId, String> =
         stored.iter().map(|d| (d.id.clone(), d.content_hash.clone())).collect();
@@ -222,7 +231,7 @@ pub fn run(
     let workers =
         if chosen.llm().is_some() { config.context.llm.concurrency.clamp(cores, 16) } else { cores };
     // The workers look up cached contexts through a reader of the last commit.
-    let reader = if chosen.llm().is_some() { Some(EmbeddedStore::open(index)?) } else { None };
+    let reader = if chosen.llm().is_some() { Some(location.open()?) } else { None };
     let (tx, rx) = mpsc::sync_channel::<Work>(workers * 2);
     let mut written = 0usize;
     let mut since_commit = 0usize;
@@ -259,7 +268,7 @@ pub fn run(
                         } else {
                             match pipeline.read_bytes(source, &bytes).and_then(|d| pipeline.try_process(d)) {
                                 Ok(mut ing) => {
-                                    let situation = situate(chosen, reader.as_ref(), &mut ing);
+                                    let situation = situate(chosen, reader.as_deref(), &mut ing);
                                     Work::Done(path.clone(), Box::new(ing), situation)
                                 }
                                 Err(e) => Work::Failed(path.clone(), e.to_string()),
@@ -290,9 +299,9 @@ pub fn run(
                         continue;
                     }
                     let mut messages = ing.document.warnings.clone();
-                    if let Err(e) = situation
-                        .and_then(|s| record(&s, &chosen, &mut store, &mut summary.contexts, &mut messages))
-                    {
+                    if let Err(e) = situation.and_then(|s| {
+                        record(&s, &chosen, store.as_mut(), &mut summary.contexts, &mut messages)
+                    }) {
                         summary.failed += 1;
                         let msg = format!("{}: writing its chunks' contexts failed: {e}", path.display());
                         outcomes.push(failed(&path.display().to_string(), msg));
@@ -364,7 +373,7 @@ pub fn run(
                         chunks: ing.chunks.len(),
                         messages,
                     });
-                    if since_commit >= config.ingest.commit_every {
+                    if since_commit >= commit_every {
                         store.commit()?;
                         on_commit();
                         since_commit = 0;
@@ -410,7 +419,7 @@ pub fn run(
 /// Sets the contexts of `ing`'s chunks (in a worker), taking cached ones from `reader`.
 fn situate(
     chosen: &Chosen,
-    reader: Option<&EmbeddedStore>,
+    reader: Option<&dyn StoreRead>,
     ing: &mut strata_ingest::pipeline::Ingested,
 ) -> strata_core::Result<context::Situation> {
     let Some(contextualizer) = chosen.get() else { return Ok(context::Situation::default()) };
@@ -425,7 +434,7 @@ fn situate(
 fn record(
     situation: &context::Situation,
     chosen: &Chosen,
-    store: &mut EmbeddedStore,
+    store: &mut dyn StoreWrite,
     tally: &mut ContextTally,
     messages: &mut Vec<String>,
 ) -> strata_core::Result<()> {

@@ -14,8 +14,10 @@
 mod engine;
 pub mod estimate;
 pub mod ingest;
+mod location;
 pub mod models;
 mod options;
 
 pub use engine::{remove, Engine, OpenOptions, Snapshot};
+pub use location::Location;
 pub use options::{parse_page_range, SearchOptions};

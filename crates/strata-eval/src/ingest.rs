@@ -12,6 +12,7 @@ use strata_embed::Embedder;
 use strata_index::{EmbeddedStore, Manifest, StoreWrite};
 use strata_ingest::context;
 use strata_ingest::pipeline::{Ingested, Pipeline};
+use strata_postgres::{PgOptions, PgStore};
 
 use crate::align::{Alignment, CharIndex};
 use crate::dataset::{Content, Dataset, DocInput};
@@ -248,7 +249,7 @@ pub struct IndexedSet {
     /// The configuration.
     pub config: IngestConfig,
     /// The store.
-    pub store: EmbeddedStore,
+    pub store: Box<dyn StoreWrite>,
     /// Documents by name.
     pub docs: HashMap<String, DocView>,
     /// Document names by id.
@@ -265,6 +266,7 @@ pub fn ingest(
     base: &Config,
     embedder: Option<&dyn Embedder>,
     dir: &Path,
+    postgres: Option<&PgOptions>,
     on_doc: &mut dyn FnMut(&str),
 ) -> Result<IndexedSet> {
     let started = Instant::now();
@@ -273,8 +275,18 @@ pub fn ingest(
     let pipeline = Pipeline::new(&config)?;
     empty_index_dir(dir)?;
     let manifest = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
-    let mut store = EmbeddedStore::open_or_create(dir, manifest)?;
-    store.set_ann_threshold(config.dense.ann_threshold);
+    let (mut store, size): (Box<dyn StoreWrite>, IndexSize) = match postgres {
+        Some(options) => {
+            PgStore::destroy(options)?;
+            let options = PgOptions { ann_threshold: config.dense.ann_threshold, ..options.clone() };
+            (Box::new(PgStore::open_or_create(options.clone(), manifest)?), IndexSize::Postgres(options))
+        }
+        None => {
+            let mut store = EmbeddedStore::open_or_create(dir, manifest)?;
+            store.set_ann_threshold(config.dense.ann_threshold);
+            (Box::new(store), IndexSize::Folder(dir.to_path_buf()))
+        }
+    };
     let mut stats = IngestStats {
         max_tokens: if ingest.chunking == Chunking::Given { 0 } else { config.chunk.max_tokens },
         note,
@@ -363,13 +375,28 @@ pub fn ingest(
     }
     stats.seconds = started.elapsed().as_secs_f64();
     stats.mean_chunk_tokens = if stats.chunks == 0 { 0.0 } else { tokens as f64 / stats.chunks as f64 };
-    stats.index_bytes = store.size_on_disk();
+    stats.index_bytes = size.bytes()?;
     stats.peak_rss_bytes = memory::peak_rss();
     Ok(IndexedSet { config: ingest, store, docs, names, stats })
 }
 
 /// Empties `dir` for a new index: it must not exist, be empty, or hold a strata index (a
 /// folder the user named is never wiped otherwise).
+/// How to measure the index's size once it is built.
+enum IndexSize {
+    Folder(std::path::PathBuf),
+    Postgres(PgOptions),
+}
+
+impl IndexSize {
+    fn bytes(&self) -> Result<u64> {
+        match self {
+            IndexSize::Folder(dir) => Ok(EmbeddedStore::open(dir)?.size_on_disk()),
+            IndexSize::Postgres(options) => PgStore::open(options.clone())?.size_on_disk(),
+        }
+    }
+}
+
 fn empty_index_dir(dir: &Path) -> Result<()> {
     if dir.exists() {
         let is_index = dir.join("manifest.json").exists();
@@ -488,7 +515,6 @@ fn read_one(
 impl IndexedSet {
     /// Whether the store holds vectors (the dense leg can run).
     pub fn has_vectors(&self) -> bool {
-        use strata_index::StoreRead;
         self.store.manifest().dense.is_some()
     }
 }

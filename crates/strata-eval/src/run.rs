@@ -53,6 +53,9 @@ pub struct Grid {
     pub limit: Option<usize>,
     /// Where the indexes go (`DIR/<ingest label>`).
     pub index_dir: PathBuf,
+    /// Build each index in this PostgreSQL database instead (its strata tables are dropped
+    /// before each ingest).
+    pub postgres: Option<strata_postgres::PgOptions>,
 }
 
 /// Told as the run advances, for a progress bar.
@@ -200,6 +203,7 @@ pub fn run(
             config,
             embedder,
             &grid.index_dir.join(&label),
+            grid.postgres.as_ref(),
             &mut |name| progress.step(name),
         )?;
         if let Some(note) = &set.stats.note {
@@ -234,7 +238,7 @@ pub fn run(
         let golds: Vec<judge::ResolvedGold> =
             queries.iter().map(|q| judge::resolve(q, &set, &doc_number)).collect();
         report.unresolved_gold.insert(label.clone(), golds.iter().map(|g| g.unresolved).sum());
-        let searcher = Searcher::new(&set.store, config.search.clone())?;
+        let searcher = Searcher::new(set.store.as_ref(), config.search.clone())?;
         let searcher = match embedder {
             Some(e) if set.has_vectors() => searcher.with_embedder(e)?,
             _ => searcher,

@@ -72,7 +72,13 @@ fn run(set: &Path, index: &Path, chunkings: &[Chunking], names: &[&str]) -> Repo
     let dataset = strata_eval::load(set, None, &LoadOptions::default()).unwrap();
     let ingests =
         chunkings.iter().map(|&chunking| IngestConfig { chunking, context: ContextMode::None }).collect();
-    let grid = Grid { ingests, strategies: strategies(names), limit: None, index_dir: index.to_path_buf() };
+    let grid = Grid {
+        ingests,
+        strategies: strategies(names),
+        limit: None,
+        index_dir: index.to_path_buf(),
+        postgres: None,
+    };
     strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap()
 }
 
@@ -157,8 +163,13 @@ fn structural_context_is_an_ingest_of_its_own() {
     let ingests = [ContextMode::None, ContextMode::Structural]
         .map(|context| IngestConfig { chunking: Chunking::Tokens(32), context })
         .to_vec();
-    let grid =
-        Grid { ingests, strategies: strategies(&["keyword"]), limit: None, index_dir: tmp.path().join("i") };
+    let grid = Grid {
+        ingests,
+        strategies: strategies(&["keyword"]),
+        limit: None,
+        index_dir: tmp.path().join("i"),
+        postgres: None,
+    };
     let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.rows.iter().map(|r| r.ingest.as_str()).collect::<Vec<_>>(), ["32", "32+structural"]);
     let (plain, with) = (&report.ingests["32"], &report.ingests["32+structural"]);
@@ -172,12 +183,13 @@ fn structural_context_is_an_ingest_of_its_own() {
         &Config::default(),
         None,
         &tmp.path().join("s"),
+        None,
         &mut |_| {},
     )
     .unwrap();
     let guide = &set.docs["guide.md"];
     let ids: Vec<String> = (0..3).map(|i| strata_core::Chunk::make_id(&guide.id, i)).collect();
-    let chunks = strata_index::StoreRead::chunks(&set.store, &ids).unwrap();
+    let chunks = set.store.chunks(&ids).unwrap();
     assert_eq!(chunks.len(), 3);
     for c in chunks {
         let context = c.chunk.context.as_deref().unwrap();
@@ -219,6 +231,7 @@ fn beir_layout_with_graded_qrels() {
         strategies: strategies(&["keyword"]),
         limit: None,
         index_dir: tmp.path().join("index"),
+        postgres: None,
     };
     let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.queries_without_gold, 1);
@@ -374,6 +387,7 @@ fn page_and_section_gold_on_a_paginated_rfc() {
         strategies: strategies(&["hybrid"]),
         limit: None,
         index_dir: tmp.path().join("index"),
+        postgres: None,
     };
     let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.unresolved_gold["auto"], 0);
@@ -416,6 +430,7 @@ fn eval_never_wipes_a_folder_that_is_not_an_index() {
         strategies: strategies(&["keyword"]),
         limit: None,
         index_dir: index.clone(),
+        postgres: None,
     };
     let err = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet)
         .unwrap_err()

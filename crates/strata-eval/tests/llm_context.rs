@@ -32,6 +32,7 @@ fn run(dir: &std::path::Path, index: &str, url: &str) -> Report {
         strategies: vec![Strategy::parse("keyword").unwrap()],
         limit: None,
         index_dir: dir.join(index),
+        postgres: None,
     };
     strata_eval::run::run(&dataset, &grid, &config, None, None, &Quiet).unwrap()
 }

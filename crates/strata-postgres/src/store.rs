@@ -130,6 +130,67 @@ impl PgStore {
         Ok(PgStore { label, options, manifest, pool, writer: Some(Mutex::new(writer)) })
     }
 
+    /// The manifest of the store at `options`, or `None` when the database holds no index.
+    pub fn read_manifest(options: &PgOptions) -> Result<Option<Manifest>> {
+        let label = PathBuf::from(options::redact(&options.url));
+        read_meta(&mut connect(&options.url, &label)?, &label)
+    }
+
+    /// What identifies the last commit without opening the store: a counter every commit
+    /// raises. `None` when the database holds no index.
+    pub fn commit_stamp(options: &PgOptions) -> Result<Option<String>> {
+        let label = PathBuf::from(options::redact(&options.url));
+        let url = options.read_url.as_deref().unwrap_or(&options.url);
+        let mut client = connect(url, &label)?;
+        let exists: bool = client
+            .query_one("SELECT to_regclass('strata_meta') IS NOT NULL", &[])
+            .map_err(pg(&label, "reading the schema"))?
+            .get(0);
+        if !exists {
+            return Ok(None);
+        }
+        Ok(client
+            .query_opt("SELECT value FROM strata_meta WHERE key = 'commits'", &[])
+            .map_err(pg(&label, "reading the commit counter"))?
+            .map(|r| r.get(0)))
+    }
+
+    /// Drops every table of a strata index (and, when sharded, the shards' tables and the
+    /// foreign servers) from the database at `options`. `strata eval` starts each run
+    /// empty with it; nothing else of the database is touched.
+    pub fn destroy(options: &PgOptions) -> Result<()> {
+        let label = PathBuf::from(options::redact(&options.url));
+        let mut client = connect(&options.url, &label)?;
+        let mut drop = String::new();
+        for table in
+            schema::RECORD_TABLES.iter().chain(&["strata_documents", "strata_contexts", "strata_meta"])
+        {
+            drop.push_str(&format!("DROP TABLE IF EXISTS {table} CASCADE;"));
+        }
+        for i in 0..options.shards.len() {
+            drop.push_str(&format!("DROP SERVER IF EXISTS strata_shard_{i} CASCADE;"));
+        }
+        client.batch_execute(&drop).map_err(pg(&label, "dropping the index's tables"))?;
+        for url in &options.shards {
+            let shard = PathBuf::from(options::redact(url));
+            let mut c = connect(url, &shard)?;
+            let drop: String =
+                schema::RECORD_TABLES.iter().map(|t| format!("DROP TABLE IF EXISTS {t} CASCADE;")).collect();
+            c.batch_execute(&drop).map_err(pg(&shard, "dropping a shard's tables"))?;
+        }
+        Ok(())
+    }
+
+    /// Bytes the database takes on its server (tables, indexes, TOAST), without the shards'.
+    pub fn size_on_disk(&self) -> Result<u64> {
+        let size: i64 = self
+            .conn()?
+            .query_one("SELECT pg_database_size(current_database())", &[])
+            .map_err(self.err("reading the database size"))?
+            .get(0);
+        Ok(size.max(0) as u64)
+    }
+
     /// The URL of the store without its password, as messages name it.
     pub fn label(&self) -> &Path {
         &self.label
@@ -885,7 +946,13 @@ impl StoreWrite for PgStore {
         if w.manifest_dirty {
             write_manifest(&mut w.client, &manifest, &label)?;
         }
-        w.client.batch_execute("COMMIT").map_err(pg(&label, "committing"))?;
+        w.client
+            .batch_execute(
+                "INSERT INTO strata_meta (key, value) VALUES ('commits', '1')
+                 ON CONFLICT (key) DO UPDATE SET value = (strata_meta.value::bigint + 1)::text;
+                 COMMIT",
+            )
+            .map_err(pg(&label, "committing"))?;
         w.open = false;
         w.manifest_dirty = false;
         w.staged.clear();

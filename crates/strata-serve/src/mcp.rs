@@ -23,7 +23,6 @@ use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use strata_engine::{parse_page_range, Engine, SearchOptions};
-use strata_index::StoreRead;
 use strata_search::navigate::{self, OutlineNode};
 use strata_search::SearchResponse;
 

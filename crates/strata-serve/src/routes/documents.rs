@@ -11,7 +11,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use strata_core::Format;
-use strata_index::{DocSummary, StoreRead};
+use strata_index::DocSummary;
 
 use crate::app::AppState;
 use crate::error::{blocking, ApiError, ErrorBody};

@@ -5,7 +5,6 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::Json;
 use serde::Serialize;
-use strata_index::StoreRead;
 
 use crate::app::AppState;
 use crate::error::{blocking, ApiError, ErrorBody};

@@ -1,0 +1,133 @@
+//! `[store]`: where the index lives.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// Store kinds.
+pub const STORE_KINDS: [&str; 2] = ["embedded", "postgres"];
+
+/// `[store]`
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StoreConfig {
+    /// `embedded` (the default: tantivy and vector files in the `--index` folder) or
+    /// `postgres` (PostgreSQL with pgvector at `url`).
+    pub kind: String,
+    /// The server: `postgres://USER@HOST:PORT/DATABASE`. `STRATA_STORE_URL` overrides it; a
+    /// password comes from the URL, `STRATA_STORE_URL` or `PGPASSWORD`, never from a file
+    /// you commit. Never printed with its password.
+    pub url: Option<String>,
+    /// A hot standby that answers searches and navigation (`STRATA_STORE_READ_URL`).
+    pub read_url: Option<String>,
+    /// Servers to hash-partition the records over, by document, through `postgres_fdw` on
+    /// `url`. Fixed when the index is created.
+    pub shards: Vec<String>,
+    /// How the keyword legs rank on PostgreSQL: `bm25` (the default: the embedded store's
+    /// BM25, computed in SQL) or `ts_rank` (PostgreSQL full-text search, no IDF; measured
+    /// against BM25 in `bench/results/eval-backends.md`).
+    pub keyword: String,
+    /// Connections kept for reads. Default 8.
+    pub pool_size: u32,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            kind: "embedded".into(),
+            url: None,
+            read_url: None,
+            shards: Vec::new(),
+            keyword: "bm25".into(),
+            pool_size: 8,
+        }
+    }
+}
+
+/// A URL without its password.
+fn redact(url: &str) -> String {
+    match url.split_once("://").and_then(|(scheme, rest)| Some((scheme, rest.split_once('@')?))) {
+        Some((scheme, (user, host))) if user.contains(':') => {
+            format!("{scheme}://{}:***@{host}", user.split(':').next().unwrap_or_default())
+        }
+        _ => url.to_string(),
+    }
+}
+
+// Passwords in URLs never reach a log through `{:?}`.
+impl std::fmt::Debug for StoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreConfig")
+            .field("kind", &self.kind)
+            .field("url", &self.url.as_deref().map(redact))
+            .field("read_url", &self.read_url.as_deref().map(redact))
+            .field("shards", &self.shards.iter().map(|s| redact(s)).collect::<Vec<_>>())
+            .field("keyword", &self.keyword)
+            .field("pool_size", &self.pool_size)
+            .finish()
+    }
+}
+
+impl StoreConfig {
+    /// Checks every value; the error names the key, the value and `origin`.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let bad = |key: &str, rule: &str, got: String| {
+            Err(Error::user(format!("store.{key} {rule}, got {got} ({origin})")))
+        };
+        if !STORE_KINDS.contains(&self.kind.as_str()) {
+            return bad(
+                "kind",
+                &format!("must be one of {}", STORE_KINDS.join(", ")),
+                format!("{:?}", self.kind),
+            );
+        }
+        if self.kind == "postgres" {
+            match &self.url {
+                None => {
+                    return bad(
+                        "url",
+                        "is needed with kind = \"postgres\" (postgres://USER@HOST:PORT/DATABASE, or set STRATA_STORE_URL)",
+                        "none".into(),
+                    )
+                }
+                Some(url) if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) => {
+                    return bad("url", "must start with postgres://", format!("{:?}", redact(url)))
+                }
+                _ => {}
+            }
+        }
+        if !["bm25", "ts_rank"].contains(&self.keyword.as_str()) {
+            return bad("keyword", "must be \"bm25\" or \"ts_rank\"", format!("{:?}", self.keyword));
+        }
+        if !(1..=256).contains(&self.pool_size) {
+            return bad("pool_size", "must be between 1 and 256", self.pool_size.to_string());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_prints_passwords() {
+        let c = StoreConfig {
+            kind: "postgres".into(),
+            url: Some("postgres://u:hunter2@db:5432/strata".into()),
+            ..StoreConfig::default()
+        };
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("hunter2") && shown.contains("u:***@db"), "{shown}");
+    }
+
+    #[test]
+    fn postgres_needs_a_url_and_kinds_are_named() {
+        let c = StoreConfig { kind: "postgres".into(), ..StoreConfig::default() };
+        let e = c.validate("t").unwrap_err().to_string();
+        assert!(e.contains("store.url") && e.contains("STRATA_STORE_URL"), "{e}");
+        let c = StoreConfig { kind: "qdrant".into(), ..StoreConfig::default() };
+        let e = c.validate("t").unwrap_err().to_string();
+        assert!(e.contains("embedded, postgres"), "{e}");
+    }
+}

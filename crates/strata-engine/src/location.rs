@@ -1,0 +1,96 @@
+//! Where an index lives: a folder (the embedded store) or PostgreSQL (`[store]`).
+//!
+//! Every front-end opens its store through a [`Location`], so the CLI, the server and the
+//! eval harness work unchanged on any backend: they only see [`StoreRead`] and
+//! [`StoreWrite`].
+
+use std::path::{Path, PathBuf};
+
+use strata_core::{Config, Error, Result};
+use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+use strata_postgres::{PgOptions, PgStore};
+
+/// Where an index lives.
+#[derive(Debug, Clone)]
+pub enum Location {
+    /// The embedded store in this folder.
+    Embedded(PathBuf),
+    /// PostgreSQL with pgvector.
+    Postgres(PgOptions),
+}
+
+impl Location {
+    /// The location `[store]` names; `index` is the folder of the embedded store.
+    pub fn of(config: &Config, index: &Path) -> Result<Location> {
+        let store = &config.store;
+        match store.kind.as_str() {
+            "postgres" => {
+                let url = store.url.clone().ok_or_else(|| {
+                    Error::user("[store] kind = \"postgres\" needs url (or STRATA_STORE_URL)")
+                })?;
+                Ok(Location::Postgres(PgOptions {
+                    read_url: store.read_url.clone(),
+                    shards: store.shards.clone(),
+                    pool_size: store.pool_size,
+                    ann_threshold: config.dense.ann_threshold,
+                    keyword: store.keyword.parse()?,
+                    ..PgOptions::new(&url)
+                }))
+            }
+            _ => Ok(Location::Embedded(index.to_path_buf())),
+        }
+    }
+
+    /// The folder or the URL (without password), for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Location::Embedded(dir) => dir.display().to_string(),
+            Location::Postgres(options) => strata_postgres::redact(&options.url),
+        }
+    }
+
+    /// The manifest, or `None` when there is no index yet.
+    pub fn manifest(&self) -> Result<Option<Manifest>> {
+        match self {
+            Location::Embedded(dir) => Manifest::read(dir),
+            Location::Postgres(options) => PgStore::read_manifest(options),
+        }
+    }
+
+    /// Opens the index for reading.
+    pub fn open(&self) -> Result<Box<dyn StoreRead>> {
+        Ok(match self {
+            Location::Embedded(dir) => Box::new(EmbeddedStore::open(dir)?),
+            Location::Postgres(options) => Box::new(PgStore::open(options.clone())?),
+        })
+    }
+
+    /// Opens the index for writing, creating it when there is none. An existing index must
+    /// have been built with `wanted`'s settings.
+    pub fn open_or_create(&self, wanted: Manifest, ann_threshold: usize) -> Result<Box<dyn StoreWrite>> {
+        Ok(match self {
+            Location::Embedded(dir) => {
+                let mut store = EmbeddedStore::open_or_create(dir, wanted)?;
+                store.set_ann_threshold(ann_threshold);
+                Box::new(store)
+            }
+            Location::Postgres(options) => {
+                let options = PgOptions { ann_threshold, ..options.clone() };
+                Box::new(PgStore::open_or_create(options, wanted)?)
+            }
+        })
+    }
+
+    /// What identifies the last commit without opening the index (the embedded store's
+    /// `meta.json`, PostgreSQL's commit counter), so that a server notices another process's
+    /// commits. `None` when it cannot be read.
+    pub fn stamp(&self) -> Option<String> {
+        match self {
+            Location::Embedded(dir) => {
+                let meta = std::fs::metadata(dir.join("tantivy").join("meta.json")).ok()?;
+                Some(format!("{:?}/{}", meta.modified().ok()?, meta.len()))
+            }
+            Location::Postgres(options) => PgStore::commit_stamp(options).ok().flatten(),
+        }
+    }
+}
