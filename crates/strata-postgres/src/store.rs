@@ -451,7 +451,12 @@ fn pool(options: &PgOptions, label: &Path) -> Result<Pool<Manager>> {
 /// Maps a driver error to what happened and what to do.
 pub(crate) fn pg<'a>(label: &'a Path, what: &'static str) -> impl Fn(postgres::Error) -> Error + 'a {
     move |e| {
-        let reason = if e.is_closed() || e.as_db_error().is_none() && e.to_string().contains("connection") {
+        // Class 08 is a connection exception, 57P a server shutting down or crashing.
+        let code = e.as_db_error().map(|db| db.code().code().to_string());
+        let lost = e.is_closed()
+            || code.as_deref().is_some_and(|c| c.starts_with("08") || c.starts_with("57P"))
+            || (code.is_none() && e.to_string().contains("connection"));
+        let reason = if lost {
             format!(
                 "{what}: lost the connection to the server ({e}); nothing uncommitted was kept. Start the server and run the same command again"
             )
