@@ -29,6 +29,7 @@
 
 mod bm25;
 mod options;
+mod rows;
 mod schema;
 mod shards;
 mod sql;

@@ -1,0 +1,306 @@
+//! The rows one document writes: prepared from its record before the transaction touches
+//! the server, then deleted and written inside it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use pgvector::Vector;
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::types::Type;
+use postgres::Client;
+use serde::{Deserialize, Serialize};
+use strata_core::{Definition, Document, DocumentRecord, Error, NodeId, Reference, Result};
+use strata_index::{DocSummary, StoredChunk};
+
+use crate::bm25::{Analyzers, Field, FieldPostings};
+use crate::schema;
+use crate::store::pg;
+
+/// A document's record without its text, as `strata_documents.meta` holds it.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct DocMeta {
+    pub document: Document,
+    pub definitions: Vec<Definition>,
+    pub references: Vec<Reference>,
+    pub chunks: usize,
+}
+
+fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+    serde_json::to_vec(value).map_err(|e| Error::Internal(format!("serializing a record: {e}")))
+}
+
+pub(crate) fn check_vectors(record: &DocumentRecord) -> Result<()> {
+    let id = record.document.id.as_str();
+    if let Some(v) = &record.vectors {
+        if v.len() != record.chunks.len() || v.values.len() != v.len() * v.dim {
+            return Err(Error::Internal(format!(
+                "{id}: {} vectors of dimension {} for {} chunks",
+                v.len(),
+                v.dim,
+                record.chunks.len()
+            )));
+        }
+    }
+    if let Some(sv) = &record.section_vectors {
+        let v = &sv.vectors;
+        if v.len() != sv.nodes.len() || v.values.len() != v.len() * v.dim {
+            return Err(Error::Internal(format!(
+                "{id}: {} section vectors of dimension {} for {} sections",
+                v.len(),
+                v.dim,
+                sv.nodes.len()
+            )));
+        }
+        if record.vectors.is_none() {
+            return Err(Error::Internal(format!("{id}: section vectors without chunk vectors")));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn delete_document(client: &mut Client, id: &str, label: &Path) -> Result<()> {
+    for table in ["strata_documents"].iter().chain(schema::RECORD_TABLES.iter()) {
+        client
+            .execute(&format!("DELETE FROM {table} WHERE doc = $1"), &[&id])
+            .map_err(pg(label, "deleting a document's records"))?;
+    }
+    Ok(())
+}
+
+/// Every row a document writes, prepared before the transaction touches the server.
+pub(crate) struct Rows {
+    doc: String,
+    document: DocumentRow,
+    chunks: Vec<ChunkRow>,
+    sections: Vec<SectionRow>,
+    definitions: Vec<(i32, String, Vec<u8>)>,
+    postings: Vec<PostingRow>,
+}
+
+struct DocumentRow {
+    path: String,
+    content_hash: String,
+    summary: Vec<u8>,
+    meta: Vec<u8>,
+    body: String,
+    chunks: i32,
+    sections: i32,
+    tokens: Vec<i64>,
+}
+
+struct PostingRow {
+    key: String,
+    target: String,
+    tf: i32,
+    len: i32,
+    positions: Option<Vec<i32>>,
+}
+
+struct ChunkRow {
+    id: String,
+    ordinal: i32,
+    node: i32,
+    kind: &'static str,
+    pages: (i32, i32),
+    number: Option<String>,
+    terms: Vec<String>,
+    payload: Vec<u8>,
+    tsv: [String; 3],
+    embedding: Option<Vector>,
+}
+
+struct SectionRow {
+    node: i32,
+    id: String,
+    pages: (i32, i32),
+    tsv: [String; 2],
+    embedding: Option<Vector>,
+}
+
+impl Rows {
+    pub(crate) fn of(record: &DocumentRecord) -> Result<Rows> {
+        let doc = &record.document;
+        let id = doc.id.as_str().to_string();
+        let mut analyzers = Analyzers::new();
+        let mut tokens = [0i64; 6];
+        let mut postings = Vec::new();
+        let mut add = |target: &str, p: FieldPostings, tokens: &mut [i64; 6]| {
+            tokens[p.field.index()] += p.tokens as i64;
+            let len = p.norm();
+            for (term, positions) in p.terms {
+                let tf = positions.len() as i32;
+                let positions = (p.field == Field::Exact).then_some(positions);
+                postings.push(PostingRow {
+                    key: p.field.key(&term),
+                    target: target.to_string(),
+                    tf,
+                    len,
+                    positions,
+                });
+            }
+        };
+
+        let mut chunks = Vec::with_capacity(record.chunks.len());
+        for (i, chunk) in record.chunks.iter().enumerate() {
+            let stored = StoredChunk::of(doc, chunk);
+            let text = chunk.indexed_text(&doc.text).into_owned();
+            let heading = chunk.heading_path.join(" > ");
+            let exact = chunk.indexed_span().slice(&doc.text);
+            add(&chunk.id, analyzers.postings(Field::Text, &text), &mut tokens);
+            add(&chunk.id, analyzers.postings(Field::Heading, &heading), &mut tokens);
+            add(&chunk.id, analyzers.postings(Field::Title, &doc.title), &mut tokens);
+            add(&chunk.id, analyzers.postings(Field::Exact, exact), &mut tokens);
+            chunks.push(ChunkRow {
+                id: chunk.id.clone(),
+                ordinal: chunk.ordinal as i32,
+                node: chunk.node.0 as i32,
+                kind: chunk.kind.name(),
+                pages: (chunk.pages.first as i32, chunk.pages.last as i32),
+                number: stored.number.clone(),
+                terms: chunk.defines.clone(),
+                payload: json(&stored)?,
+                tsv: [text, heading, doc.title.clone()],
+                embedding: record.vectors.as_ref().map(|v| Vector::from(v.row(i).to_vec())),
+            });
+        }
+
+        let section_vectors: HashMap<NodeId, Vector> = record
+            .section_vectors
+            .as_ref()
+            .map(|sv| {
+                sv.nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| (*n, Vector::from(sv.vectors.row(i).to_vec())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut sections = Vec::new();
+        for profile in strata_core::section_profiles(doc) {
+            let sid = format!("{id}#{}", profile.node);
+            let text = format!("{}\n{}", profile.lead, profile.children);
+            add(&sid, analyzers.postings(Field::SectionText, &text), &mut tokens);
+            add(&sid, analyzers.postings(Field::SectionHeading, &profile.heading_path), &mut tokens);
+            let pages =
+                doc.tree.get(profile.node).map_or((1, 1), |n| (n.pages.first as i32, n.pages.last as i32));
+            sections.push(SectionRow {
+                node: profile.node.0 as i32,
+                id: sid,
+                pages,
+                tsv: [text, profile.heading_path.clone()],
+                embedding: section_vectors.get(&profile.node).cloned(),
+            });
+        }
+
+        let definitions = record
+            .definitions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Ok((i as i32, d.normalized.clone(), json(d)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let meta = DocMeta {
+            document: Document { text: String::new(), ..doc.clone() },
+            definitions: record.definitions.clone(),
+            references: record.references.clone(),
+            chunks: record.chunks.len(),
+        };
+        let summary =
+            DocSummary::of(doc, record.chunks.len(), record.definitions.len(), record.references.len());
+        Ok(Rows {
+            document: DocumentRow {
+                path: doc.source.path.clone(),
+                content_hash: doc.source.content_hash.clone(),
+                summary: json(&summary)?,
+                meta: json(&meta)?,
+                body: doc.text.clone(),
+                chunks: record.chunks.len() as i32,
+                sections: sections.len() as i32,
+                tokens: tokens.to_vec(),
+            },
+            doc: id,
+            chunks,
+            sections,
+            definitions,
+            postings,
+        })
+    }
+
+    pub(crate) fn write(&self, client: &mut Client, label: &Path) -> Result<()> {
+        let err = |what| pg(label, what);
+        let d = &self.document;
+        client
+            .execute(
+                "INSERT INTO strata_documents (doc, path, content_hash, summary, meta, body, chunk_count, section_count, tokens)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                &[&self.doc, &d.path, &d.content_hash, &d.summary, &d.meta, &d.body, &d.chunks, &d.sections, &d.tokens],
+            )
+            .map_err(err("writing a document"))?;
+        let chunk = client
+            .prepare(
+                "INSERT INTO strata_chunks (doc, id, ordinal, node, kind, page_first, page_last, number, terms, payload, tsv, embedding)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+                         setweight(to_tsvector('english', $11), 'A') || setweight(to_tsvector('english', $12), 'B')
+                         || setweight(to_tsvector('english', $13), 'C'), $14)",
+            )
+            .map_err(err("writing chunks"))?;
+        for c in &self.chunks {
+            client
+                .execute(
+                    &chunk,
+                    &[
+                        &self.doc,
+                        &c.id,
+                        &c.ordinal,
+                        &c.node,
+                        &c.kind,
+                        &c.pages.0,
+                        &c.pages.1,
+                        &c.number,
+                        &c.terms,
+                        &c.payload,
+                        &c.tsv[0],
+                        &c.tsv[1],
+                        &c.tsv[2],
+                        &c.embedding,
+                    ],
+                )
+                .map_err(err("writing chunks"))?;
+        }
+        let section = client
+            .prepare(
+                "INSERT INTO strata_sections (doc, node, id, page_first, page_last, tsv, embedding)
+                 VALUES ($1, $2, $3, $4, $5,
+                         setweight(to_tsvector('english', $6), 'A') || setweight(to_tsvector('english', $7), 'B'), $8)",
+            )
+            .map_err(err("writing sections"))?;
+        for s in &self.sections {
+            client
+                .execute(
+                    &section,
+                    &[&self.doc, &s.node, &s.id, &s.pages.0, &s.pages.1, &s.tsv[0], &s.tsv[1], &s.embedding],
+                )
+                .map_err(err("writing sections"))?;
+        }
+        for (ordinal, term, payload) in &self.definitions {
+            client
+                .execute(
+                    "INSERT INTO strata_definitions (doc, ordinal, term, payload) VALUES ($1, $2, $3, $4)",
+                    &[&self.doc, ordinal, term, payload],
+                )
+                .map_err(err("writing definitions"))?;
+        }
+        let sink = client
+            .copy_in("COPY strata_postings (doc, key, target, tf, len, positions) FROM STDIN BINARY")
+            .map_err(err("writing postings"))?;
+        let mut copy = BinaryCopyInWriter::new(
+            sink,
+            &[Type::TEXT, Type::TEXT, Type::TEXT, Type::INT4, Type::INT4, Type::INT4_ARRAY],
+        );
+        for p in &self.postings {
+            copy.write(&[&self.doc, &p.key, &p.target, &p.tf, &p.len, &p.positions])
+                .map_err(err("writing postings"))?;
+        }
+        copy.finish().map_err(err("writing postings"))?;
+        Ok(())
+    }
+}
