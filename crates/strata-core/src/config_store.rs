@@ -44,13 +44,17 @@ impl Default for StoreConfig {
     }
 }
 
-/// A URL without its password.
+/// A URL without its password (in the user part or in the query string).
 fn redact(url: &str) -> String {
+    let url = match url.split_once('?') {
+        Some((base, _)) => format!("{base}?…"),
+        None => url.to_string(),
+    };
     match url.split_once("://").and_then(|(scheme, rest)| Some((scheme, rest.split_once('@')?))) {
         Some((scheme, (user, host))) if user.contains(':') => {
             format!("{scheme}://{}:***@{host}", user.split(':').next().unwrap_or_default())
         }
-        _ => url.to_string(),
+        _ => url,
     }
 }
 
@@ -82,18 +86,19 @@ impl StoreConfig {
             );
         }
         if self.kind == "postgres" {
-            match &self.url {
-                None => {
-                    return bad(
-                        "url",
-                        "is needed with kind = \"postgres\" (postgres://USER@HOST:PORT/DATABASE, or set STRATA_STORE_URL)",
-                        "none".into(),
-                    )
+            if self.url.is_none() {
+                return bad(
+                    "url",
+                    "is needed with kind = \"postgres\" (postgres://USER@HOST:PORT/DATABASE, or set STRATA_STORE_URL)",
+                    "none".into(),
+                );
+            }
+            let urls = self.url.iter().map(|u| ("url", u));
+            let urls = urls.chain(self.read_url.iter().map(|u| ("read_url", u)));
+            for (key, url) in urls.chain(self.shards.iter().map(|u| ("shards", u))) {
+                if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+                    return bad(key, "must be a URL starting with postgres://", format!("{:?}", redact(url)));
                 }
-                Some(url) if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) => {
-                    return bad("url", "must start with postgres://", format!("{:?}", redact(url)))
-                }
-                _ => {}
             }
         }
         if !["bm25", "ts_rank"].contains(&self.keyword.as_str()) {
@@ -119,6 +124,8 @@ mod tests {
         };
         let shown = format!("{c:?}");
         assert!(!shown.contains("hunter2") && shown.contains("u:***@db"), "{shown}");
+        let c = StoreConfig { read_url: Some("postgres://u@db/s?password=hunter2".into()), ..c };
+        assert!(!format!("{c:?}").contains("hunter2"));
     }
 
     #[test]

@@ -30,7 +30,7 @@ impl FromStr for KeywordRanking {
 }
 
 /// Where a PostgreSQL store lives.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PgOptions {
     /// The primary, or the coordinator when sharded: `postgres://user@host:port/db`. A
     /// password comes from the URL or from `PGPASSWORD`.
@@ -79,15 +79,43 @@ pub(crate) fn config(url: &str) -> Result<postgres::Config> {
     Ok(config)
 }
 
-/// A URL without its password, for messages.
+/// A URL without its password, for messages: `postgres://USER@HOST:PORT/DATABASE` as the
+/// driver parses it (a password in the user part or in `?password=` never shows), or the
+/// scheme alone when it does not parse.
 pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    match rest.split_once('@') {
-        Some((user, host)) if user.contains(':') => {
-            let name = user.split(':').next().unwrap_or_default();
-            format!("{scheme}://{name}:***@{host}")
-        }
-        _ => url.to_string(),
+    use postgres::config::Host;
+    let Ok(config) = postgres::Config::from_str(url) else {
+        let scheme = url.split_once("://").map_or("postgres", |(s, _)| s);
+        return format!("{scheme}://(a URL that does not parse)");
+    };
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .zip(config.get_ports().iter().chain(std::iter::repeat(&5432)))
+        .map(|(h, port)| match h {
+            Host::Tcp(h) => format!("{h}:{port}"),
+            Host::Unix(p) => p.display().to_string(),
+        })
+        .collect();
+    format!(
+        "postgres://{}@{}/{}",
+        config.get_user().unwrap_or(""),
+        hosts.join(","),
+        config.get_dbname().unwrap_or("")
+    )
+}
+
+// URLs carry passwords: `{:?}` shows them redacted.
+impl std::fmt::Debug for PgOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgOptions")
+            .field("url", &redact(&self.url))
+            .field("read_url", &self.read_url.as_deref().map(redact))
+            .field("shards", &self.shards.iter().map(|s| redact(s)).collect::<Vec<_>>())
+            .field("pool_size", &self.pool_size)
+            .field("ann_threshold", &self.ann_threshold)
+            .field("keyword", &self.keyword)
+            .finish()
     }
 }
 
@@ -97,8 +125,17 @@ mod tests {
 
     #[test]
     fn passwords_never_reach_messages() {
-        assert_eq!(redact("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
-        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redact("postgres://u:secret@h:5433/db"), "postgres://u@h:5433/db");
+        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h:5432/db");
+        assert_eq!(redact("postgres://u@h/db?password=secret"), "postgres://u@h:5432/db");
+        let shown = format!(
+            "{:?}",
+            PgOptions {
+                shards: vec!["postgres://u:secret@s/db".into()],
+                ..PgOptions::new("postgres://u:secret@h/db")
+            }
+        );
+        assert!(!shown.contains("secret"), "{shown}");
         let e = config("postgres://u:secret@h:notaport/db").unwrap_err().to_string();
         assert!(!e.contains("secret"), "{e}");
     }

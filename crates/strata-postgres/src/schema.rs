@@ -32,9 +32,9 @@ pub const SCHEMA_VERSION: i32 = 1;
 /// Tables that stay on the coordinator when records are sharded.
 pub(crate) const LOCAL_DDL: &str = r#"
 CREATE TABLE IF NOT EXISTS strata_documents (
-    doc          text PRIMARY KEY,
-    path         text NOT NULL,
-    content_hash text NOT NULL,
+    doc text COLLATE "C" PRIMARY KEY,
+    path text COLLATE "C" NOT NULL,
+    content_hash text COLLATE "C" NOT NULL,
     summary      bytea NOT NULL,
     meta         bytea NOT NULL,
     body         text NOT NULL,
@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS strata_documents (
 );
 CREATE INDEX IF NOT EXISTS strata_documents_path ON strata_documents (path);
 CREATE TABLE IF NOT EXISTS strata_contexts (
-    key     text PRIMARY KEY,
+    key text COLLATE "C" PRIMARY KEY,
     context text NOT NULL
 );
 "#;
@@ -52,14 +52,14 @@ CREATE TABLE IF NOT EXISTS strata_contexts (
 /// Tables of records, one set per shard when sharded. `{part}` is empty on one server.
 pub(crate) const RECORD_DDL: &str = r#"
 CREATE TABLE IF NOT EXISTS strata_chunks (
-    doc        text NOT NULL,
-    id         text NOT NULL,
+    doc text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
     ordinal    integer NOT NULL,
     node       integer NOT NULL,
     kind       text NOT NULL,
     page_first integer NOT NULL,
     page_last  integer NOT NULL,
-    number     text,
+    number text COLLATE "C",
     terms      text[] NOT NULL,
     payload    bytea NOT NULL,
     tsv        tsvector NOT NULL,
@@ -71,9 +71,9 @@ CREATE INDEX IF NOT EXISTS strata_chunks_number ON strata_chunks (number) WHERE 
 CREATE INDEX IF NOT EXISTS strata_chunks_terms ON strata_chunks USING gin (terms);
 CREATE INDEX IF NOT EXISTS strata_chunks_tsv ON strata_chunks USING gin (tsv);
 CREATE TABLE IF NOT EXISTS strata_sections (
-    doc        text NOT NULL,
+    doc text COLLATE "C" NOT NULL,
     node       integer NOT NULL,
-    id         text NOT NULL,
+    id text COLLATE "C" NOT NULL,
     page_first integer NOT NULL,
     page_last  integer NOT NULL,
     tsv        tsvector NOT NULL,
@@ -82,9 +82,9 @@ CREATE TABLE IF NOT EXISTS strata_sections (
 );
 CREATE INDEX IF NOT EXISTS strata_sections_tsv ON strata_sections USING gin (tsv);
 CREATE TABLE IF NOT EXISTS strata_postings (
-    doc       text NOT NULL,
-    key       text NOT NULL,
-    target    text NOT NULL,
+    doc text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    target text COLLATE "C" NOT NULL,
     tf        integer NOT NULL,
     len       integer NOT NULL,
     positions integer[]
@@ -92,9 +92,9 @@ CREATE TABLE IF NOT EXISTS strata_postings (
 CREATE INDEX IF NOT EXISTS strata_postings_key ON strata_postings (key) INCLUDE (doc, target, tf, len);
 CREATE INDEX IF NOT EXISTS strata_postings_doc ON strata_postings (doc);
 CREATE TABLE IF NOT EXISTS strata_definitions (
-    doc     text NOT NULL,
+    doc text COLLATE "C" NOT NULL,
     ordinal integer NOT NULL,
-    term    text NOT NULL,
+    term text COLLATE "C" NOT NULL,
     payload bytea NOT NULL,
     PRIMARY KEY (doc, ordinal)
 );
@@ -109,22 +109,34 @@ pub(crate) const RECORD_TABLES: [&str; 4] =
 pub(crate) const META_DDL: &str = r#"
 CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TABLE IF NOT EXISTS strata_meta (
-    key   text PRIMARY KEY,
+    key text COLLATE "C" PRIMARY KEY,
     value text NOT NULL
 );
 "#;
 
+/// What the HNSW indexes are built on, as `(type, operator class)`: pgvector indexes `vector`
+/// up to 2,000 dimensions and `halfvec` up to 4,000. Above, there is no index and the dense
+/// legs always scan exactly.
+pub(crate) fn indexed_type(dim: usize) -> Option<(String, &'static str)> {
+    match dim {
+        0..=2000 => Some((format!("vector({dim})"), "vector_ip_ops")),
+        2001..=4000 => Some((format!("halfvec({dim})"), "halfvec_ip_ops")),
+        _ => None,
+    }
+}
+
 /// HNSW indexes (inner product, the measure strata's vectors are searched by) on the vector
 /// columns, once their dimension is known. The columns stay `vector` without a dimension and
-/// the indexes are on `embedding::vector(DIM)`, which the dense queries order by: changing the
-/// column's type would lock readers out until the writer commits, while building an index
-/// only holds back other writers.
+/// the indexes are on `embedding::TYPE` ([`indexed_type`]), which the dense queries order by:
+/// changing the column's type would lock readers out until the writer commits, while building
+/// an index only holds back other writers.
 pub(crate) fn vector_ddl(dim: usize) -> String {
+    let Some((ty, ops)) = indexed_type(dim) else { return String::new() };
     format!(
         "CREATE INDEX IF NOT EXISTS strata_chunks_embedding ON strata_chunks
-             USING hnsw ((embedding::vector({dim})) vector_ip_ops) WITH (m = 16, ef_construction = 64);
+             USING hnsw ((embedding::{ty}) {ops}) WITH (m = 16, ef_construction = 64);
          CREATE INDEX IF NOT EXISTS strata_sections_embedding ON strata_sections
-             USING hnsw ((embedding::vector({dim})) vector_ip_ops) WITH (m = 16, ef_construction = 64);"
+             USING hnsw ((embedding::{ty}) {ops}) WITH (m = 16, ef_construction = 64);"
     )
 }
 
@@ -213,7 +225,7 @@ pub(crate) fn migrate(client: &mut Client, options: &PgOptions, label: &Path) ->
                 shards::create(&mut tx, &options.shards, label)?;
             }
             tx.execute(
-                "INSERT INTO strata_meta (key, value) VALUES ('schema_version', $1), ('layout', $2)
+                "INSERT INTO strata_meta (key, value) VALUES ('schema_version', $1), ('layout', $2), ('commits', '0')
                  ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
                 &[&SCHEMA_VERSION.to_string(), &layout],
             )

@@ -25,7 +25,7 @@
 //! three others reference or local tables; strata's queries need no change, since they only
 //! join and group on `doc`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use postgres::config::Host;
 use postgres::Transaction;
@@ -38,20 +38,20 @@ use crate::store::pg;
 /// The coordinator's record tables: the columns of `RECORD_DDL`, partitioned by document.
 const PARENT_DDL: &str = r#"
 CREATE TABLE strata_chunks (
-    doc text NOT NULL, id text NOT NULL, ordinal integer NOT NULL, node integer NOT NULL,
-    kind text NOT NULL, page_first integer NOT NULL, page_last integer NOT NULL, number text,
+    doc text COLLATE "C" NOT NULL, id text COLLATE "C" NOT NULL, ordinal integer NOT NULL, node integer NOT NULL,
+    kind text NOT NULL, page_first integer NOT NULL, page_last integer NOT NULL, number text COLLATE "C",
     terms text[] NOT NULL, payload bytea NOT NULL, tsv tsvector NOT NULL, embedding vector
 ) PARTITION BY HASH (doc);
 CREATE TABLE strata_sections (
-    doc text NOT NULL, node integer NOT NULL, id text NOT NULL, page_first integer NOT NULL,
+    doc text COLLATE "C" NOT NULL, node integer NOT NULL, id text COLLATE "C" NOT NULL, page_first integer NOT NULL,
     page_last integer NOT NULL, tsv tsvector NOT NULL, embedding vector
 ) PARTITION BY HASH (doc);
 CREATE TABLE strata_postings (
-    doc text NOT NULL, key text NOT NULL, target text NOT NULL, tf integer NOT NULL,
+    doc text COLLATE "C" NOT NULL, key text COLLATE "C" NOT NULL, target text COLLATE "C" NOT NULL, tf integer NOT NULL,
     len integer NOT NULL, positions integer[]
 ) PARTITION BY HASH (doc);
 CREATE TABLE strata_definitions (
-    doc text NOT NULL, ordinal integer NOT NULL, term text NOT NULL, payload bytea NOT NULL
+    doc text COLLATE "C" NOT NULL, ordinal integer NOT NULL, term text COLLATE "C" NOT NULL, payload bytea NOT NULL
 ) PARTITION BY HASH (doc);
 "#;
 
@@ -71,7 +71,7 @@ fn quote(s: &str) -> String {
 /// Creates the shards' tables and the coordinator's partitions over them.
 pub(crate) fn create(tx: &mut Transaction<'_>, shards: &[String], label: &Path) -> Result<()> {
     for url in shards {
-        let shard_label = Path::new(url);
+        let shard_label = PathBuf::from(options::redact(url));
         let mut client = options::config(url)?.connect(postgres::NoTls).map_err(|e| Error::Index {
             path: label.to_path_buf(),
             reason: format!("cannot connect to shard {} ({e}); check [store] shards", options::redact(url)),
@@ -85,7 +85,7 @@ pub(crate) fn create(tx: &mut Transaction<'_>, shards: &[String], label: &Path) 
                 schema::META_DDL,
                 schema::RECORD_DDL
             ))
-            .map_err(pg(shard_label, "creating a shard's tables"))?;
+            .map_err(pg(&shard_label, "creating a shard's tables"))?;
     }
     tx.batch_execute("CREATE EXTENSION IF NOT EXISTS postgres_fdw;")
         .map_err(pg(label, "enabling postgres_fdw (is it installed? it ships with PostgreSQL's contrib)"))?;
@@ -145,9 +145,14 @@ pub(crate) fn vector_ddl(shards: &[String], dim: usize, label: &Path) -> Result<
             path: label.to_path_buf(),
             reason: format!("cannot connect to shard {} ({e}); check [store] shards", options::redact(url)),
         })?;
+        // An index build waits for the shard's open writes; this transaction's own (through
+        // postgres_fdw) would never end, so a wait is an error instead of a hang.
         client
-            .batch_execute(&schema::vector_ddl(dim))
-            .map_err(pg(Path::new(&options::redact(url)), "creating a shard's vector indexes"))?;
+            .batch_execute(&format!("SET lock_timeout = '10s'; {}", schema::vector_ddl(dim)))
+            .map_err(pg(
+            Path::new(&options::redact(url)),
+            "creating a shard's vector indexes (if it timed out, commit the documents without vectors first)",
+        ))?;
     }
     Ok(())
 }

@@ -52,6 +52,8 @@ struct Writer {
     staged: HashSet<DocId>,
     /// The manifest changed (first vectors) and is written with the next commit.
     manifest_dirty: bool,
+    /// The index's model as last committed, restored when a transaction is discarded.
+    committed_dense: Option<DenseManifest>,
 }
 
 /// The `Store` traits on PostgreSQL with pgvector.
@@ -114,8 +116,15 @@ impl PgStore {
                 wanted
             }
         };
-        let pool = pool(&options, &label)?;
-        let writer = Writer { client, open: false, staged: HashSet::new(), manifest_dirty: false };
+        // The writer reads what it wrote: from the primary, never from a lagging standby.
+        let pool = pool(&PgOptions { read_url: None, ..options.clone() }, &label)?;
+        let writer = Writer {
+            client,
+            open: false,
+            staged: HashSet::new(),
+            manifest_dirty: false,
+            committed_dense: manifest.dense.clone(),
+        };
         Ok(PgStore { label, options, manifest, pool, writer: Some(Mutex::new(writer)) })
     }
 
@@ -276,7 +285,7 @@ impl PgStore {
         let base = clauses[0].norm_base;
         let at = format!("array_position({keys}::text[], p.key)");
         sql.push(&format!(
-            "SELECT p.target, sum(({weights}::real[])[{at}] * p.tf / (p.tf + {base}::real + ({per_token}::real[])[{at}] * p.len))::real AS score
+            "SELECT p.target, sum((({weights}::real[])[{at}] * p.tf / (p.tf + {base}::real + ({per_token}::real[])[{at}] * p.len))::float8)::real AS score
              FROM strata_postings p"
         ));
         let table = if sections { "strata_sections" } else { "strata_chunks" };
@@ -352,7 +361,10 @@ impl PgStore {
                 stats.chunks
             }
         };
-        let exact = filter.doc.is_some() || (rows_total as usize) < self.options.ann_threshold;
+        let dim = self.manifest.dense.as_ref().map_or(query.len(), |d| d.dim);
+        let index = schema::indexed_type(dim);
+        let exact =
+            filter.doc.is_some() || (rows_total as usize) < self.options.ann_threshold || index.is_none();
         let mut sql = Sql::default();
         let v = sql.bind(Vector::from(query.to_vec()));
         sql.push(&format!(
@@ -360,19 +372,21 @@ impl PgStore {
         ));
         sql.filter("r", filter, table == "strata_chunks");
         let n = sql.bind(limit.max(1) as i64);
-        if exact {
-            sql.push(&format!(" ORDER BY score DESC, r.id LIMIT {n}"));
-        } else {
-            let ef = (limit.max(40)).to_string();
-            client
-                .execute(
-                    "SELECT set_config('hnsw.ef_search', $1, false), set_config('hnsw.iterative_scan', 'strict_order', false)",
-                    &[&ef],
-                )
-                .map_err(self.err("setting the HNSW search width"))?;
-            // The expression of the HNSW index (see `schema::vector_ddl`).
-            let dim = self.manifest.dense.as_ref().map_or(query.len(), |d| d.dim);
-            sql.push(&format!(" ORDER BY r.embedding::vector({dim}) <#> {v} LIMIT {n}"));
+        match index {
+            Some((ty, _)) if !exact => {
+                let ef = (limit.max(40)).to_string();
+                client
+                    .execute(
+                        "SELECT set_config('hnsw.ef_search', $1, false), set_config('hnsw.iterative_scan', 'strict_order', false)",
+                        &[&ef],
+                    )
+                    .map_err(self.err("setting the HNSW search width"))?;
+                // The expression of the HNSW index (see `schema::vector_ddl`).
+                sql.push(&format!(" ORDER BY r.embedding::{ty} <#> {v}::{ty} LIMIT {n}"));
+            }
+            _ => {
+                sql.push(&format!(" ORDER BY score DESC, r.id LIMIT {n}"));
+            }
         }
         let rows = client.query(&sql.text, &sql.params()).map_err(self.err("searching vectors"))?;
         Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
@@ -425,6 +439,7 @@ fn pool(options: &PgOptions, label: &Path) -> Result<Pool<Manager>> {
     let manager = PostgresConnectionManager::new(options::config(url)?, NoTls);
     Pool::builder()
         .max_size(options.pool_size.max(1))
+        .min_idle(Some(1))
         .connection_timeout(std::time::Duration::from_secs(10))
         .build(manager)
         .map_err(|e| Error::Index {
@@ -442,7 +457,9 @@ pub(crate) fn pg<'a>(label: &'a Path, what: &'static str) -> impl Fn(postgres::E
     move |e| {
         // Class 08 is a connection exception, 57P a server shutting down or crashing.
         let code = e.as_db_error().map(|db| db.code().code().to_string());
+        let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
         let lost = e.is_closed()
+            || io
             || code.as_deref().is_some_and(|c| c.starts_with("08") || c.starts_with("57P"))
             || (code.is_none() && e.to_string().contains("connection"));
         let reason = if lost {
@@ -598,14 +615,24 @@ impl StoreRead for PgStore {
         // Scored as tantivy scores a term query on the `terms` field: each value is one token.
         let rows = client
             .query(
-                "SELECT t, count(*) FROM strata_chunks, unnest(terms) t
-                 WHERE terms && $1::text[] AND t = ANY($1::text[]) GROUP BY t",
+                // As tantivy counts the `terms` field: chunks that define a term, and
+                // definition records, which carry the field too.
+                "SELECT t, sum(n)::bigint FROM (
+                     SELECT t, count(DISTINCT c.id) AS n FROM strata_chunks c, unnest(c.terms) t
+                     WHERE c.terms && $1::text[] AND t = ANY($1::text[]) GROUP BY t
+                     UNION ALL
+                     SELECT term, count(*) FROM strata_definitions WHERE term = ANY($1::text[]) GROUP BY term
+                 ) x GROUP BY t",
                 &[&terms],
             )
             .map_err(self.err("counting defined terms"))?;
         let df: HashMap<String, u64> = rows.iter().map(|r| (r.get(0), r.get::<_, i64>(1) as u64)).collect();
         let total_terms: i64 = client
-            .query_one("SELECT coalesce(sum(cardinality(terms)), 0)::bigint FROM strata_chunks", &[])
+            .query_one(
+                "SELECT (SELECT coalesce(sum(cardinality(terms)), 0) FROM strata_chunks)::bigint
+                      + (SELECT count(*) FROM strata_definitions)",
+                &[],
+            )
             .map_err(self.err("counting defined terms"))?
             .get(0);
         let (keys, weights): (Vec<String>, Vec<f32>) = terms
@@ -620,7 +647,8 @@ impl StoreRead for PgStore {
         let k = sql.bind(keys);
         let w = sql.bind(weights);
         sql.push(&format!(
-            "SELECT c.id, ((SELECT sum(({w}::real[])[array_position({k}::text[], t)]) FROM unnest(c.terms) t)
+            "SELECT c.id, ((SELECT sum(({w}::real[])[array_position({k}::text[], t)])
+                            FROM (SELECT DISTINCT t FROM unnest(c.terms) t) u WHERE t = ANY({k}::text[]))
                  / (1 + {base}::real + {per}::real * cardinality(c.terms)))::real AS score
              FROM strata_chunks c WHERE c.terms && {k}::text[]",
             base = bm25::K1 * (1.0 - bm25::B),
@@ -701,7 +729,7 @@ impl StoreRead for PgStore {
             })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
-        hits.truncate(limit);
+        hits.truncate(limit.max(1));
         Ok(hits)
     }
 
@@ -726,7 +754,7 @@ impl StoreRead for PgStore {
         let rows = self
             .conn()?
             .query(
-                "SELECT term FROM strata_definitions UNION SELECT unnest(terms) FROM strata_chunks ORDER BY 1",
+                "SELECT term FROM strata_definitions UNION SELECT unnest(terms) COLLATE \"C\" FROM strata_chunks ORDER BY 1",
                 &[],
             )
             .map_err(self.err("listing defined terms"))?;
@@ -745,75 +773,117 @@ impl StoreRead for PgStore {
     }
 }
 
-impl StoreWrite for PgStore {
-    fn put(&mut self, record: &DocumentRecord) -> Result<()> {
-        let doc = &record.document;
-        let id = doc.id.as_str().to_string();
-        check_vectors(record)?;
-        let mut new_dim = None;
-        if let Some(v) = &record.vectors {
-            self.manifest.check_dense(&v.model, v.dim, &self.label)?;
-            if self.manifest.dense.is_none() {
-                new_dim = Some(v.dim);
-                self.manifest.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
-            }
-        }
-        if let Some(sv) = &record.section_vectors {
-            self.manifest.check_dense(&sv.vectors.model, sv.vectors.dim, &self.label)?;
-        }
-        let rows = Rows::of(record)?;
+impl PgStore {
+    /// Runs `write` inside a savepoint of the open transaction: when it fails, only what it
+    /// did is undone and the transaction goes on. A failure of the savepoint itself (the
+    /// connection is gone) discards the whole transaction.
+    fn in_savepoint(
+        &mut self,
+        what: &'static str,
+        write: impl FnOnce(&mut Client) -> Result<()>,
+    ) -> Result<()> {
         let label = self.label.clone();
-        let shards = self.options.shards.clone();
-        if let Some(dim) = new_dim {
-            // Sharded: the shards' own tables get their dimension and indexes first, outside
-            // this transaction (DDL on foreign servers is not part of it; repeating it is
-            // harmless).
-            shards::vector_ddl(&shards, dim, &label)?;
-        }
         let w = self.writer()?;
-        w.client.batch_execute("SAVEPOINT strata_put").map_err(pg(&label, "starting a document"))?;
-        let written = (|| {
-            if let (Some(dim), true) = (new_dim, shards.is_empty()) {
-                w.client
-                    .batch_execute(&schema::vector_ddl(dim))
-                    .map_err(pg(&label, "creating the vector indexes"))?;
-            }
-            delete_document(&mut w.client, &id, &label)?;
-            rows.write(&mut w.client, &label)
-        })();
-        match written {
-            Ok(()) => {
-                w.client
-                    .batch_execute("RELEASE SAVEPOINT strata_put")
-                    .map_err(pg(&label, "writing a document"))?;
-                w.staged.insert(doc.id.clone());
-                if new_dim.is_some() {
-                    w.manifest_dirty = true;
+        if let Err(e) = w.client.batch_execute("SAVEPOINT strata_write") {
+            let e = pg(&label, what)(e);
+            self.abort();
+            return Err(e);
+        }
+        match write(&mut w.client) {
+            Ok(()) => match w.client.batch_execute("RELEASE SAVEPOINT strata_write") {
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    let e = pg(&label, what)(e);
+                    self.abort();
+                    Err(e)
                 }
-                Ok(())
-            }
+            },
             Err(e) => {
-                // Only this document is undone; the transaction goes on.
-                let _ = w.client.batch_execute("ROLLBACK TO SAVEPOINT strata_put");
-                if new_dim.is_some() {
-                    self.manifest.dense = None;
+                let undone = w
+                    .client
+                    .batch_execute("ROLLBACK TO SAVEPOINT strata_write; RELEASE SAVEPOINT strata_write");
+                if undone.is_err() {
+                    self.abort();
                 }
                 Err(e)
             }
         }
     }
 
+    /// Discards the open transaction (after a failure it cannot survive): nothing staged
+    /// since the last commit is kept, and the manifest is the committed one again.
+    fn abort(&mut self) {
+        if let Some(w) = self.writer.as_mut() {
+            let w = w.get_mut().unwrap_or_else(|p| p.into_inner());
+            if w.open {
+                let _ = w.client.batch_execute("ROLLBACK");
+            }
+            w.open = false;
+            w.staged.clear();
+            w.manifest_dirty = false;
+            self.manifest.dense = w.committed_dense.clone();
+        }
+    }
+}
+
+impl StoreWrite for PgStore {
+    fn put(&mut self, record: &DocumentRecord) -> Result<()> {
+        let doc = &record.document;
+        let id = doc.id.as_str().to_string();
+        check_vectors(record)?;
+        // The index's model, as it will be once this document is in; set on the manifest
+        // only when the document is.
+        let mut dense = self.manifest.clone();
+        if let Some(v) = &record.vectors {
+            dense.check_dense(&v.model, v.dim, &self.label)?;
+            if dense.dense.is_none() {
+                dense.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
+            }
+        }
+        if let Some(sv) = &record.section_vectors {
+            dense.check_dense(&sv.vectors.model, sv.vectors.dim, &self.label)?;
+        }
+        let new_dim = match (&self.manifest.dense, &dense.dense) {
+            (None, Some(d)) => Some(d.dim),
+            _ => None,
+        };
+        let rows = Rows::of(record)?;
+        let label = self.label.clone();
+        let shards = self.options.shards.clone();
+        if let Some(dim) = new_dim {
+            // Sharded: the shards' own indexes first, outside this transaction (DDL on
+            // foreign servers is not part of it; repeating it is harmless).
+            shards::vector_ddl(&shards, dim, &label)?;
+        }
+        self.in_savepoint("writing a document", |client| {
+            if let (Some(dim), true) = (new_dim, shards.is_empty()) {
+                client
+                    .batch_execute(&schema::vector_ddl(dim))
+                    .map_err(pg(&label, "creating the vector indexes"))?;
+            }
+            delete_document(client, &id, &label)?;
+            rows.write(client, &label)
+        })?;
+        let w = self.writer()?;
+        w.staged.insert(doc.id.clone());
+        if new_dim.is_some() {
+            w.manifest_dirty = true;
+            self.manifest = dense;
+        }
+        Ok(())
+    }
+
     fn remove(&mut self, id: &DocId) -> Result<bool> {
         let staged = self
             .writer
             .as_mut()
-            .is_some_and(|w| w.get_mut().unwrap_or_else(|p| p.into_inner()).staged.remove(id));
+            .is_some_and(|w| w.get_mut().unwrap_or_else(|p| p.into_inner()).staged.contains(id));
         if !staged && self.content_hash(id)?.is_none() {
             return Ok(false);
         }
         let label = self.label.clone();
-        let w = self.writer()?;
-        delete_document(&mut w.client, id.as_str(), &label)?;
+        self.in_savepoint("removing a document", |client| delete_document(client, id.as_str(), &label))?;
+        self.writer()?.staged.remove(id);
         Ok(true)
     }
 
@@ -821,36 +891,52 @@ impl StoreWrite for PgStore {
         if entries.is_empty() {
             return Ok(());
         }
+        // One row per key, the last context winning (two chunks of one document with the
+        // same text share a key; one INSERT may not touch a row twice).
+        let unique: BTreeMap<&str, &str> = entries.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let keys: Vec<&str> = unique.keys().copied().collect();
+        let contexts: Vec<&str> = unique.values().copied().collect();
         let label = self.label.clone();
-        let w = self.writer()?;
-        let (keys, contexts): (Vec<String>, Vec<String>) = entries.iter().cloned().unzip();
-        w.client
-            .execute(
-                "INSERT INTO strata_contexts (key, context) SELECT * FROM unnest($1::text[], $2::text[])
-                 ON CONFLICT (key) DO UPDATE SET context = EXCLUDED.context",
-                &[&keys, &contexts],
-            )
-            .map_err(pg(&label, "caching contexts"))?;
-        Ok(())
+        self.in_savepoint("caching contexts", |client| {
+            client
+                .execute(
+                    "INSERT INTO strata_contexts (key, context) SELECT * FROM unnest($1::text[], $2::text[])
+                     ON CONFLICT (key) DO UPDATE SET context = EXCLUDED.context",
+                    &[&keys, &contexts],
+                )
+                .map_err(pg(&label, "caching contexts"))?;
+            Ok(())
+        })
     }
 
     fn commit(&mut self) -> Result<()> {
         let label = self.label.clone();
         let manifest = self.manifest.clone();
         let w = self.writer()?;
-        if w.manifest_dirty {
-            write_manifest(&mut w.client, &manifest, &label)?;
+        let committed = (|| {
+            if w.manifest_dirty {
+                write_manifest(&mut w.client, &manifest, &label)?;
+            }
+            w.client
+                .batch_execute(
+                    "UPDATE strata_meta SET value = (value::bigint + 1)::text WHERE key = 'commits';
+                     COMMIT",
+                )
+                .map_err(pg(&label, "committing"))
+        })();
+        match committed {
+            Ok(()) => {
+                w.open = false;
+                w.manifest_dirty = false;
+                w.staged.clear();
+                w.committed_dense = manifest.dense;
+                Ok(())
+            }
+            Err(e) => {
+                // Whatever the server did with it, this transaction is over.
+                self.abort();
+                Err(e)
+            }
         }
-        w.client
-            .batch_execute(
-                "INSERT INTO strata_meta (key, value) VALUES ('commits', '1')
-                 ON CONFLICT (key) DO UPDATE SET value = (strata_meta.value::bigint + 1)::text;
-                 COMMIT",
-            )
-            .map_err(pg(&label, "committing"))?;
-        w.open = false;
-        w.manifest_dirty = false;
-        w.staged.clear();
-        Ok(())
     }
 }

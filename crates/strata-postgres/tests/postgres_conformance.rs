@@ -82,3 +82,51 @@ fn ts_rank_ranking_finds_what_bm25_finds() {
         assert_eq!(a, b, "{query}: the same chunks match, ranked differently");
     }
 }
+
+/// Past `ann_threshold` the dense leg searches the HNSW index (with iterative scans, so a
+/// filter still gets `k`), and finds what the exact scan finds.
+#[test]
+fn hnsw_dense_leg_matches_brute_force() {
+    let Some(server) = support::server("hnsw_dense_leg_matches_brute_force", VAR) else { return };
+    let db = support::fresh(&server, "strata_hnsw");
+    let mut store =
+        PgStore::open_or_create(PgOptions { ann_threshold: 0, ..PgOptions::new(&db.url) }, manifest())
+            .unwrap();
+    for i in 0..20 {
+        store.put(&fixture::with_vectors(fixture::widget_act(&format!("widget-{i:02}")))).unwrap();
+    }
+    store.commit().unwrap();
+    drop(store);
+    let name = db.url.rsplit('/').next().unwrap().to_string();
+    postgres::Client::connect(&db.url, postgres::NoTls)
+        .unwrap()
+        .batch_execute(&format!("ALTER DATABASE {name} SET enable_seqscan = off"))
+        .unwrap();
+    let ann = PgStore::open(PgOptions { ann_threshold: 0, ..PgOptions::new(&db.url) }).unwrap();
+    let exact = PgStore::open(PgOptions { ann_threshold: usize::MAX, ..PgOptions::new(&db.url) }).unwrap();
+    let kind = strata_index::Filter { kind: Some(strata_core::ChunkKind::Content), ..Default::default() };
+    for (i, filter) in [strata_index::Filter::default(), kind].iter().enumerate() {
+        let q = fixture::unit_vector(&format!("query {i}"));
+        let want = exact.dense(&q, filter, 100).unwrap();
+        let got = ann.dense(&q, filter, 100).unwrap();
+        assert!(!want.is_empty());
+        assert_eq!(got.len(), want.len(), "as many results under filter {i}");
+        let a: std::collections::BTreeSet<_> = got.iter().map(|h| &h.chunk).collect();
+        let b: std::collections::BTreeSet<_> = want.iter().map(|h| &h.chunk).collect();
+        let recall = a.intersection(&b).count() as f64 / want.len() as f64;
+        assert!(recall >= 0.95, "recall {recall} under filter {i}");
+    }
+    let q = fixture::unit_vector("q");
+    let dim = q.len();
+    let plan: Vec<String> = postgres::Client::connect(&db.url, postgres::NoTls)
+        .unwrap()
+        .query(
+            &format!("EXPLAIN SELECT id FROM strata_chunks ORDER BY embedding::vector({dim}) <#> '{q:?}'::vector({dim}) LIMIT 5"),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(plan.join("\n").contains("strata_chunks_embedding"), "{plan:?}");
+}
