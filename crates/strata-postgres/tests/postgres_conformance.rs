@@ -130,3 +130,21 @@ fn hnsw_dense_leg_matches_brute_force() {
         .collect();
     assert!(plan.join("\n").contains("strata_chunks_embedding"), "{plan:?}");
 }
+
+/// Two chunks of one document with the same text share a context cache key, so one batch can
+/// name a key twice: the last context is kept, and the transaction goes on.
+#[test]
+fn duplicate_cache_keys_in_one_batch_keep_the_last() {
+    let Some(server) = support::server("duplicate_cache_keys_in_one_batch_keep_the_last", VAR) else {
+        return;
+    };
+    let db = support::fresh(&server, "strata_cachedup");
+    let mut store = PgStore::open_or_create(PgOptions::new(&db.url), manifest()).unwrap();
+    let entries = [("k".to_string(), "first".to_string()), ("k".to_string(), "second".to_string())];
+    store.cache_contexts(&entries).unwrap();
+    store.put(&fixture::gadget_rules(conformance::GADGET)).unwrap();
+    store.commit().unwrap();
+    let cached = store.cached_contexts(&["k".to_string()]).unwrap();
+    assert_eq!(cached.get("k").map(String::as_str), Some("second"));
+    assert_eq!(store.documents().unwrap().len(), 1, "the document of the same transaction is in");
+}
