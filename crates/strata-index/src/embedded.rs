@@ -30,7 +30,8 @@ use tantivy::{DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searche
 
 use crate::schema::{Fields, KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_TEXT};
 use crate::store::{
-    DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk, StoredDocument,
+    check_vectors, DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk,
+    StoredDocument, BOOST_HEADING, BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
 };
 use crate::vectors::{VectorState, Vectors};
 use crate::{DenseManifest, Manifest};
@@ -50,13 +51,6 @@ pub const DEFAULT_ANN_THRESHOLD: usize = 20_000;
 
 /// Memory budget of the tantivy writer.
 const WRITER_HEAP: usize = 128 * 1024 * 1024;
-/// BM25 field boosts: the chunk text counts most, its heading path and document title less.
-const BOOST_TEXT: f32 = 1.0;
-const BOOST_HEADING: f32 = 0.5;
-const BOOST_TITLE: f32 = 0.25;
-/// A section is what its heading says it is: on section records the heading path counts as
-/// much as the lead and the children's titles.
-const SECTION_BOOST_HEADING: f32 = 1.0;
 
 /// The `doc` record payload: the document without its text.
 #[derive(Serialize, Deserialize)]
@@ -383,15 +377,10 @@ impl EmbeddedStore {
 
     /// A section hit from a hit whose id is `DOC#NODE`.
     fn section_hit(&self, hit: LegHit) -> Result<SectionHit> {
-        let (doc, node) = hit
-            .chunk
-            .rsplit_once('#')
-            .and_then(|(doc, node)| Some((DocId(doc.to_string()), NodeId::parse(node)?)))
-            .ok_or_else(|| Error::Index {
-                path: self.dir.clone(),
-                reason: format!("a section record has a bad id {:?}; re-ingest its document", hit.chunk),
-            })?;
-        Ok(SectionHit { doc, node, score: hit.score })
+        SectionHit::from_id(&hit.chunk, hit.score).ok_or_else(|| Error::Index {
+            path: self.dir.clone(),
+            reason: format!("a section record has a bad id {:?}; re-ingest its document", hit.chunk),
+        })
     }
 
     /// BM25 over the stemmed `fields` with their boosts; `None` when the query has no
@@ -591,20 +580,7 @@ impl StoreRead for EmbeddedStore {
         clauses.push((Occur::Must, bm25));
         self.top(KIND_SECTION, &BooleanQuery::new(clauses), limit)?
             .into_iter()
-            .map(|hit| {
-                let (doc, node) = hit
-                    .chunk
-                    .rsplit_once('#')
-                    .and_then(|(doc, node)| Some((DocId(doc.to_string()), NodeId::parse(node)?)))
-                    .ok_or_else(|| Error::Index {
-                        path: self.dir.clone(),
-                        reason: format!(
-                            "a section record has a bad id {:?}; re-ingest its document",
-                            hit.chunk
-                        ),
-                    })?;
-                Ok(SectionHit { doc, node, score: hit.score })
-            })
+            .map(|hit| self.section_hit(hit))
             .collect()
     }
 
@@ -761,36 +737,16 @@ impl StoreWrite for EmbeddedStore {
             docs.push(d);
         }
 
+        check_vectors(record)?;
         if let Some(v) = &record.vectors {
-            if v.len() != record.chunks.len() || v.values.len() != v.len() * v.dim {
-                return Err(Error::Internal(format!(
-                    "{id}: {} vectors of dimension {} for {} chunks",
-                    v.len(),
-                    v.dim,
-                    record.chunks.len()
-                )));
-            }
             self.manifest.check_dense(&v.model, v.dim, &self.dir)?;
-            if self.manifest.dense.is_none() {
-                self.manifest.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
-                self.manifest_dirty = true;
-            }
         }
-
         if let Some(sv) = &record.section_vectors {
-            let v = &sv.vectors;
-            if v.len() != sv.nodes.len() || v.values.len() != v.len() * v.dim {
-                return Err(Error::Internal(format!(
-                    "{id}: {} section vectors of dimension {} for {} sections",
-                    v.len(),
-                    v.dim,
-                    sv.nodes.len()
-                )));
-            }
-            self.manifest.check_dense(&v.model, v.dim, &self.dir)?;
-            if record.vectors.is_none() {
-                return Err(Error::Internal(format!("{id}: section vectors without chunk vectors")));
-            }
+            self.manifest.check_dense(&sv.vectors.model, sv.vectors.dim, &self.dir)?;
+        }
+        if let (Some(v), None) = (&record.vectors, &self.manifest.dense) {
+            self.manifest.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
+            self.manifest_dirty = true;
         }
 
         let dir = self.dir.clone();

@@ -25,5 +25,8 @@ mod vectors;
 
 pub use embedded::{EmbeddedStore, DEFAULT_ANN_THRESHOLD};
 pub use manifest::{DenseManifest, Manifest, FORMAT_VERSION, MANIFEST_FILE, MIN_FORMAT_VERSION};
-pub use store::{DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk, StoredDocument};
+pub use store::{
+    check_vectors, DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk,
+    StoredDocument, BOOST_HEADING, BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
+};
 pub use vectors::QUANT_MIN_ROWS;

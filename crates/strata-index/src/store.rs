@@ -136,6 +136,57 @@ pub struct SectionHit {
     pub score: f32,
 }
 
+impl SectionHit {
+    /// The hit of a section record whose id is `DOC#NODE` (how every store keys sections),
+    /// or `None` when the id is not one.
+    pub fn from_id(id: &str, score: f32) -> Option<SectionHit> {
+        let (doc, node) = id.rsplit_once('#')?;
+        Some(SectionHit { doc: DocId(doc.to_string()), node: NodeId::parse(node)?, score })
+    }
+}
+
+/// BM25 field boosts every store ranks chunks with: the chunk text counts most, its heading
+/// path and document title less.
+pub const BOOST_TEXT: f32 = 1.0;
+/// See [`BOOST_TEXT`].
+pub const BOOST_HEADING: f32 = 0.5;
+/// See [`BOOST_TEXT`].
+pub const BOOST_TITLE: f32 = 0.25;
+/// A section is what its heading says it is: on section records the heading path counts as
+/// much as the lead and the children's titles ([`BOOST_TEXT`]).
+pub const SECTION_BOOST_HEADING: f32 = 1.0;
+
+/// Checks that `record`'s vectors fit its chunks and sections (one row each, of one
+/// dimension), before a store writes any of them.
+pub fn check_vectors(record: &DocumentRecord) -> Result<()> {
+    let id = record.document.id.as_str();
+    if let Some(v) = &record.vectors {
+        if v.len() != record.chunks.len() || v.values.len() != v.len() * v.dim {
+            return Err(strata_core::Error::Internal(format!(
+                "{id}: {} vectors of dimension {} for {} chunks",
+                v.len(),
+                v.dim,
+                record.chunks.len()
+            )));
+        }
+    }
+    if let Some(sv) = &record.section_vectors {
+        let v = &sv.vectors;
+        if v.len() != sv.nodes.len() || v.values.len() != v.len() * v.dim {
+            return Err(strata_core::Error::Internal(format!(
+                "{id}: {} section vectors of dimension {} for {} sections",
+                v.len(),
+                v.dim,
+                sv.nodes.len()
+            )));
+        }
+        if record.vectors.is_none() {
+            return Err(strata_core::Error::Internal(format!("{id}: section vectors without chunk vectors")));
+        }
+    }
+    Ok(())
+}
+
 /// What search needs from an index.
 pub trait StoreRead: Send + Sync {
     /// The index manifest.

@@ -8,54 +8,16 @@ use pgvector::Vector;
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
 use postgres::Client;
-use serde::{Deserialize, Serialize};
-use strata_core::{Definition, Document, DocumentRecord, Error, NodeId, Reference, Result};
-use strata_index::{DocSummary, StoredChunk};
+use serde::Serialize;
+use strata_core::{Document, DocumentRecord, Error, NodeId, Result};
+use strata_index::{DocSummary, StoredChunk, StoredDocument};
 
 use crate::bm25::{Analyzers, Field, FieldPostings};
 use crate::schema;
 use crate::store::pg;
 
-/// A document's record without its text, as `strata_documents.meta` holds it.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct DocMeta {
-    pub document: Document,
-    pub definitions: Vec<Definition>,
-    pub references: Vec<Reference>,
-    pub chunks: usize,
-}
-
 fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     serde_json::to_vec(value).map_err(|e| Error::Internal(format!("serializing a record: {e}")))
-}
-
-pub(crate) fn check_vectors(record: &DocumentRecord) -> Result<()> {
-    let id = record.document.id.as_str();
-    if let Some(v) = &record.vectors {
-        if v.len() != record.chunks.len() || v.values.len() != v.len() * v.dim {
-            return Err(Error::Internal(format!(
-                "{id}: {} vectors of dimension {} for {} chunks",
-                v.len(),
-                v.dim,
-                record.chunks.len()
-            )));
-        }
-    }
-    if let Some(sv) = &record.section_vectors {
-        let v = &sv.vectors;
-        if v.len() != sv.nodes.len() || v.values.len() != v.len() * v.dim {
-            return Err(Error::Internal(format!(
-                "{id}: {} section vectors of dimension {} for {} sections",
-                v.len(),
-                v.dim,
-                sv.nodes.len()
-            )));
-        }
-        if record.vectors.is_none() {
-            return Err(Error::Internal(format!("{id}: section vectors without chunk vectors")));
-        }
-    }
-    Ok(())
 }
 
 pub(crate) fn delete_document(client: &mut Client, id: &str, label: &Path) -> Result<()> {
@@ -198,7 +160,8 @@ impl Rows {
             .enumerate()
             .map(|(i, d)| Ok((i as i32, d.normalized.clone(), json(d)?)))
             .collect::<Result<Vec<_>>>()?;
-        let meta = DocMeta {
+        // What `document_meta` returns: the document without its text.
+        let meta = StoredDocument {
             document: Document { text: String::new(), ..doc.clone() },
             definitions: record.definitions.clone(),
             references: record.references.clone(),
@@ -215,7 +178,14 @@ impl Rows {
                 body: doc.text.clone(),
                 chunks: record.chunks.len() as i32,
                 sections: sections.len() as i32,
-                tokens: tokens.to_vec(),
+                // Six fields, then the values of tantivy's `terms` field: each chunk's
+                // defined terms and each definition (what the exact terms leg averages over).
+                tokens: tokens
+                    .iter()
+                    .copied()
+                    .chain([record.chunks.iter().map(|c| c.defines.len() as i64).sum::<i64>()
+                        + record.definitions.len() as i64])
+                    .collect(),
             },
             doc: id,
             chunks,

@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS strata_documents (
     body         text NOT NULL,
     chunk_count  integer NOT NULL,
     section_count integer NOT NULL,
-    tokens       bigint[] NOT NULL
+    tokens       bigint[] NOT NULL  -- tokens per BM25 field (6), then defined-term values
 );
 CREATE INDEX IF NOT EXISTS strata_documents_path ON strata_documents (path);
 CREATE TABLE IF NOT EXISTS strata_contexts (

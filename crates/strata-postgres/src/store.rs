@@ -18,22 +18,17 @@ use r2d2_postgres::r2d2::{Pool, PooledConnection};
 use r2d2_postgres::PostgresConnectionManager;
 use strata_core::{Definition, DocId, DocumentRecord, Error, NodeId, Result};
 use strata_index::{
-    DenseManifest, DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoreWrite, StoredChunk,
-    StoredDocument,
+    check_vectors, DenseManifest, DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoreWrite,
+    StoredChunk, StoredDocument, BOOST_HEADING, BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
 };
 
 use crate::bm25::{self, Analyzers, Clause, Field};
 use crate::options::{self, KeywordRanking, PgOptions};
-use crate::rows::{check_vectors, delete_document, DocMeta, Rows};
+use crate::rows::{delete_document, Rows};
 use crate::schema::{self, migrate, read_meta, write_manifest};
 use crate::shards;
 use crate::sql::{needs_record, Sql};
 
-/// BM25 field boosts, as the embedded store weighs them.
-const BOOST_TEXT: f32 = 1.0;
-const BOOST_HEADING: f32 = 0.5;
-const BOOST_TITLE: f32 = 0.25;
-const SECTION_BOOST_HEADING: f32 = 1.0;
 /// `ts_rank` weights `{D, C, B, A}`: chunk text is A, heading B, title C.
 const TS_WEIGHTS_CHUNK: &str = "{0.1, 0.25, 0.5, 1.0}";
 /// Sections: lead and children A, heading path B, weighed alike.
@@ -72,6 +67,8 @@ struct Stats {
     sections: u64,
     /// Tokens of each field, by [`Field::index`].
     tokens: [u64; 6],
+    /// Values of tantivy's `terms` field: chunks' defined terms and definitions.
+    term_values: u64,
 }
 
 impl PgStore {
@@ -220,13 +217,19 @@ impl PgStore {
                 "SELECT coalesce(sum(chunk_count), 0)::bigint, coalesce(sum(section_count), 0)::bigint,
                         coalesce(sum(tokens[1]), 0)::bigint, coalesce(sum(tokens[2]), 0)::bigint,
                         coalesce(sum(tokens[3]), 0)::bigint, coalesce(sum(tokens[4]), 0)::bigint,
-                        coalesce(sum(tokens[5]), 0)::bigint, coalesce(sum(tokens[6]), 0)::bigint
+                        coalesce(sum(tokens[5]), 0)::bigint, coalesce(sum(tokens[6]), 0)::bigint,
+                        coalesce(sum(tokens[7]), 0)::bigint
                  FROM strata_documents",
                 &[],
             )
             .map_err(self.err("reading the index statistics"))?;
         let n = |i: usize| row.get::<_, i64>(i).max(0) as u64;
-        Ok(Stats { chunks: n(0), sections: n(1), tokens: [n(2), n(3), n(4), n(5), n(6), n(7)] })
+        Ok(Stats {
+            chunks: n(0),
+            sections: n(1),
+            tokens: [n(2), n(3), n(4), n(5), n(6), n(7)],
+            term_values: n(8),
+        })
     }
 
     /// Document frequencies of posting keys.
@@ -395,18 +398,10 @@ impl PgStore {
     fn section_hits(&self, hits: Vec<LegHit>) -> Result<Vec<SectionHit>> {
         hits.into_iter()
             .map(|hit| {
-                let (doc, node) = hit
-                    .chunk
-                    .rsplit_once('#')
-                    .and_then(|(doc, node)| Some((DocId(doc.to_string()), NodeId::parse(node)?)))
-                    .ok_or_else(|| Error::Index {
-                        path: self.label.clone(),
-                        reason: format!(
-                            "a section record has a bad id {:?}; re-ingest its document",
-                            hit.chunk
-                        ),
-                    })?;
-                Ok(SectionHit { doc, node, score: hit.score })
+                SectionHit::from_id(&hit.chunk, hit.score).ok_or_else(|| Error::Index {
+                    path: self.label.clone(),
+                    reason: format!("a section record has a bad id {:?}; re-ingest its document", hit.chunk),
+                })
             })
             .collect()
     }
@@ -496,15 +491,10 @@ impl StoreRead for PgStore {
             .query_opt("SELECT meta, body FROM strata_documents WHERE doc = $1", &[&id.as_str()])
             .map_err(self.err("reading a document"))?;
         let Some(row) = row else { return Ok(None) };
-        let meta: DocMeta = serde_json::from_slice(row.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e))?;
-        let mut document = meta.document;
-        document.text = row.get(1);
-        Ok(Some(StoredDocument {
-            document,
-            definitions: meta.definitions,
-            references: meta.references,
-            chunks: meta.chunks,
-        }))
+        let mut stored: StoredDocument =
+            serde_json::from_slice(row.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e))?;
+        stored.document.text = row.get(1);
+        Ok(Some(stored))
     }
 
     fn document_meta(&self, id: &DocId) -> Result<Option<StoredDocument>> {
@@ -513,13 +503,7 @@ impl StoreRead for PgStore {
             .query_opt("SELECT meta FROM strata_documents WHERE doc = $1", &[&id.as_str()])
             .map_err(self.err("reading a document"))?;
         let Some(row) = row else { return Ok(None) };
-        let meta: DocMeta = serde_json::from_slice(row.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e))?;
-        Ok(Some(StoredDocument {
-            document: meta.document,
-            definitions: meta.definitions,
-            references: meta.references,
-            chunks: meta.chunks,
-        }))
+        serde_json::from_slice(row.get::<_, &[u8]>(0)).map(Some).map_err(|e| self.damaged(e))
     }
 
     fn content_hash(&self, id: &DocId) -> Result<Option<String>> {
@@ -627,14 +611,6 @@ impl StoreRead for PgStore {
             )
             .map_err(self.err("counting defined terms"))?;
         let df: HashMap<String, u64> = rows.iter().map(|r| (r.get(0), r.get::<_, i64>(1) as u64)).collect();
-        let total_terms: i64 = client
-            .query_one(
-                "SELECT (SELECT coalesce(sum(cardinality(terms)), 0) FROM strata_chunks)::bigint
-                      + (SELECT count(*) FROM strata_definitions)",
-                &[],
-            )
-            .map_err(self.err("counting defined terms"))?
-            .get(0);
         let (keys, weights): (Vec<String>, Vec<f32>) = terms
             .iter()
             .filter_map(|t| df.get(t).map(|&n| (t.clone(), bm25::idf(n, stats.chunks) * (1.0 + bm25::K1))))
@@ -642,7 +618,7 @@ impl StoreRead for PgStore {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let avg = (total_terms.max(1) as f32 / stats.chunks.max(1) as f32).max(f32::MIN_POSITIVE);
+        let avg = (stats.term_values.max(1) as f32 / stats.chunks.max(1) as f32).max(f32::MIN_POSITIVE);
         let mut sql = Sql::default();
         let k = sql.bind(keys);
         let w = sql.bind(weights);
