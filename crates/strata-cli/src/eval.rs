@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use strata_core::config::StoreConfig;
 use strata_core::Config;
 use strata_eval::{Chunking, ContextMode, Grid, IngestConfig, LoadOptions, Progress, Strategy};
 
@@ -64,20 +65,13 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
         ingests,
         strategies,
         limit: args.limit,
-        index_dir: grid_dir(&args, &out),
+        index_dir: args.index_dir.clone().unwrap_or_else(|| out.join("index")),
         postgres: match &args.postgres {
             Some(url) => {
-                let postgres = strata_core::config::StoreConfig {
-                    kind: "postgres".into(),
-                    url: Some(url.clone()),
-                    ..config.store.clone()
-                };
-                let config = strata_core::Config { store: postgres, ..config.clone() };
-                config.validate("--postgres")?;
-                match strata_engine::Location::of(&config, &grid_dir(&args, &out))? {
-                    strata_engine::Location::Postgres(options) => Some(options),
-                    strata_engine::Location::Embedded(_) => None,
-                }
+                let store =
+                    StoreConfig { kind: "postgres".into(), url: Some(url.clone()), ..config.store.clone() };
+                store.validate("--postgres")?;
+                Some(strata_engine::Location::postgres_options(config, url)?)
             }
             None => None,
         },
@@ -144,9 +138,4 @@ fn machine() -> String {
         })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string());
     format!("{cpu}, {cores} cores, {}", std::env::consts::OS)
-}
-
-/// Where the run's index folders go.
-fn grid_dir(args: &EvalArgs, out: &std::path::Path) -> PathBuf {
-    args.index_dir.clone().unwrap_or_else(|| out.join("index"))
 }

@@ -25,20 +25,26 @@ impl Location {
         let store = &config.store;
         match store.kind.as_str() {
             "postgres" => {
-                let url = store.url.clone().ok_or_else(|| {
+                let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"postgres\" needs url (or STRATA_STORE_URL)")
                 })?;
-                Ok(Location::Postgres(PgOptions {
-                    read_url: store.read_url.clone(),
-                    shards: store.shards.clone(),
-                    pool_size: store.pool_size,
-                    ann_threshold: config.dense.ann_threshold,
-                    keyword: store.keyword.parse()?,
-                    ..PgOptions::new(&url)
-                }))
+                Ok(Location::Postgres(Location::postgres_options(config, url)?))
             }
             _ => Ok(Location::Embedded(index.to_path_buf())),
         }
+    }
+
+    /// A PostgreSQL store at `url` with the rest of `[store]` (and `[dense] ann_threshold`).
+    pub fn postgres_options(config: &Config, url: &str) -> Result<PgOptions> {
+        let store = &config.store;
+        Ok(PgOptions {
+            read_url: store.read_url.clone(),
+            shards: store.shards.clone(),
+            pool_size: store.pool_size,
+            ann_threshold: config.dense.ann_threshold,
+            keyword: store.keyword.parse()?,
+            ..PgOptions::new(url)
+        })
     }
 
     /// The folder or the URL (without password), for messages.
