@@ -9,15 +9,27 @@
 # (55435), two shards (55433, 55434) and one the crash test kills (55436). They are stopped
 # when the run ends. Without root, and without STRATA_TEST_POSTGRES_URL, those tests skip
 # with a message.
+#
+# The Milvus backend's tests run on real Milvus Lite servers: unless STRATA_TEST_MILVUS_URL is
+# set, this installs Milvus Lite from PyPI into the cache (scripts/milvus.sh install) and
+# starts two servers on loopback for the run, stopped when it ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STRATA_MODEL_DIR="${STRATA_MODEL_DIR:-$(scripts/fetch-models.sh all-MiniLM-L6-v2)}"
 export STRATA_MODEL_DIR STRATA_REQUIRE_MODEL=1
 
+# Servers this run starts are stopped when it ends, however it ends.
+started_postgres="" started_milvus=""
+stop_servers() {
+  if [[ -n "$started_postgres" ]]; then scripts/postgres.sh stop-all || true; fi
+  if [[ -n "$started_milvus" ]]; then scripts/milvus.sh stop-all || true; fi
+}
+trap stop_servers EXIT
+
 if [[ -z "${STRATA_TEST_POSTGRES_URL:-}" && "$(id -u)" == 0 ]]; then
   export STRATA_PG_DIR="${STRATA_PG_DIR:-/tmp/strata-pg-test}"
   scripts/postgres.sh install
-  trap 'scripts/postgres.sh stop-all || true' EXIT
+  started_postgres=1
   STRATA_TEST_POSTGRES_URL="$(scripts/postgres.sh start primary 55432)"
   shard1="$(scripts/postgres.sh start shard1 55433)"
   shard2="$(scripts/postgres.sh start shard2 55434)"
@@ -28,6 +40,22 @@ if [[ -z "${STRATA_TEST_POSTGRES_URL:-}" && "$(id -u)" == 0 ]]; then
   # The crash test stops and restarts this cluster by name.
   export STRATA_TEST_POSTGRES_CRASH_CLUSTER=crash
   export STRATA_REQUIRE_POSTGRES=1
+fi
+
+# The Milvus backend's tests run on Milvus Lite servers (PyPI): one for the conformance suite
+# (19630) and one the crash test kills (19631).
+if [[ -z "${STRATA_TEST_MILVUS_URL:-}" ]]; then
+  export STRATA_MILVUS_DIR="${STRATA_MILVUS_DIR:-/tmp/strata-milvus-test}"
+  scripts/milvus.sh install
+  # Fresh servers: nothing from an earlier run.
+  scripts/milvus.sh stop-all && rm -rf "$STRATA_MILVUS_DIR"
+  started_milvus=1
+  STRATA_TEST_MILVUS_URL="$(scripts/milvus.sh start conformance 19630)"
+  STRATA_TEST_MILVUS_CRASH_URL="$(scripts/milvus.sh start crash 19631)"
+  export STRATA_TEST_MILVUS_URL STRATA_TEST_MILVUS_CRASH_URL
+  # The crash test kills and restarts this server by name.
+  export STRATA_TEST_MILVUS_CRASH_SERVER=crash
+  export STRATA_REQUIRE_MILVUS=1
 fi
 
 cargo test --workspace --locked "$@"

@@ -221,8 +221,12 @@ pub struct EvalArgs {
     /// Build the run's indexes in PostgreSQL at this URL instead of folders. Each ingest of
     /// the run first drops the strata tables of that database: give it a database of its
     /// own. `[store]` keyword, shards and read_url apply.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", conflicts_with = "milvus")]
     pub postgres: Option<String>,
+    /// Keep the vectors of the run's indexes in Milvus at this URL (`http://HOST:PORT`), in
+    /// collections named `strata_eval_<chunking>_<context>_…`, which each ingest drops first.
+    #[arg(long, value_name = "URL")]
+    pub milvus: Option<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

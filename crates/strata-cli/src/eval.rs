@@ -75,6 +75,15 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
             }
             None => None,
         },
+        milvus: match &args.milvus {
+            Some(url) => {
+                let store =
+                    StoreConfig { kind: "milvus".into(), url: Some(url.clone()), ..config.store.clone() };
+                store.validate("--milvus")?;
+                Some(strata_milvus::MilvusOptions::new(url))
+            }
+            None => None,
+        },
     };
     let embedder = embedder::for_ingest(config, model)?;
     let mut rerank = config.rerank.clone();

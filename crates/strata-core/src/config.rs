@@ -377,6 +377,9 @@ impl Config {
         if let Some(v) = get("STRATA_STORE_READ_URL") {
             self.store.read_url = Some(v).filter(|v| !v.is_empty());
         }
+        if let Some(v) = get("STRATA_STORE_COLLECTION") {
+            self.store.collection = Some(v).filter(|v| !v.is_empty());
+        }
         Ok(())
     }
 

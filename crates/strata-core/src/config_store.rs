@@ -5,19 +5,24 @@ use serde::{Deserialize, Serialize};
 use crate::{Error, Result};
 
 /// Store kinds.
-pub const STORE_KINDS: [&str; 2] = ["embedded", "postgres"];
+pub const STORE_KINDS: [&str; 3] = ["embedded", "postgres", "milvus"];
 
 /// `[store]`
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StoreConfig {
-    /// `embedded` (the default: tantivy and vector files in the `--index` folder) or
-    /// `postgres` (PostgreSQL with pgvector at `url`).
+    /// `embedded` (the default: tantivy and vector files in the `--index` folder),
+    /// `postgres` (everything in PostgreSQL with pgvector at `url`) or `milvus` (vectors in
+    /// Milvus at `url`, records and the keyword legs in the `--index` folder).
     pub kind: String,
-    /// The server: `postgres://USER@HOST:PORT/DATABASE`. `STRATA_STORE_URL` overrides it; a
-    /// password comes from the URL, `STRATA_STORE_URL` or `PGPASSWORD`, never from a file
-    /// you commit. Never printed with its password.
+    /// The server: `postgres://USER@HOST:PORT/DATABASE` or `http://HOST:PORT` (Milvus).
+    /// `STRATA_STORE_URL` overrides it. A PostgreSQL password comes from the URL,
+    /// `STRATA_STORE_URL` or `PGPASSWORD`, a Milvus token from `STRATA_STORE_TOKEN`, never from
+    /// a file you commit. Never printed with its password.
     pub url: Option<String>,
+    /// Milvus: the name the collections of a new index start with (`NAME_chunks`,
+    /// `NAME_sections`); by default one is made up. An existing index keeps its own.
+    pub collection: Option<String>,
     /// A hot standby that answers searches and navigation (`STRATA_STORE_READ_URL`).
     pub read_url: Option<String>,
     /// Servers to hash-partition the records over, by document, through `postgres_fdw` on
@@ -36,6 +41,7 @@ impl Default for StoreConfig {
         StoreConfig {
             kind: "embedded".into(),
             url: None,
+            collection: None,
             read_url: None,
             shards: Vec::new(),
             keyword: "bm25".into(),
@@ -64,6 +70,7 @@ impl std::fmt::Debug for StoreConfig {
         f.debug_struct("StoreConfig")
             .field("kind", &self.kind)
             .field("url", &self.url.as_deref().map(redact))
+            .field("collection", &self.collection)
             .field("read_url", &self.read_url.as_deref().map(redact))
             .field("shards", &self.shards.iter().map(|s| redact(s)).collect::<Vec<_>>())
             .field("keyword", &self.keyword)
@@ -101,6 +108,25 @@ impl StoreConfig {
                 }
             }
         }
+        if self.kind == "milvus" {
+            match &self.url {
+                None => {
+                    return bad(
+                        "url",
+                        "is needed with kind = \"milvus\" (http://HOST:PORT, or set STRATA_STORE_URL)",
+                        "none".into(),
+                    )
+                }
+                Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+                    return bad(
+                        "url",
+                        "must be a Milvus URL starting with http:// or https://",
+                        format!("{:?}", redact(url)),
+                    )
+                }
+                Some(_) => {}
+            }
+        }
         if !["bm25", "ts_rank"].contains(&self.keyword.as_str()) {
             return bad("keyword", "must be \"bm25\" or \"ts_rank\"", format!("{:?}", self.keyword));
         }
@@ -135,6 +161,13 @@ mod tests {
         assert!(e.contains("store.url") && e.contains("STRATA_STORE_URL"), "{e}");
         let c = StoreConfig { kind: "qdrant".into(), ..StoreConfig::default() };
         let e = c.validate("t").unwrap_err().to_string();
-        assert!(e.contains("embedded, postgres"), "{e}");
+        assert!(e.contains("embedded, postgres, milvus"), "{e}");
+        let c = StoreConfig {
+            kind: "milvus".into(),
+            url: Some("localhost:19530".into()),
+            ..StoreConfig::default()
+        };
+        let e = c.validate("t").unwrap_err().to_string();
+        assert!(e.contains("store.url") && e.contains("http://"), "{e}");
     }
 }

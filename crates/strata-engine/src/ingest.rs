@@ -195,16 +195,12 @@ pub fn run(
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
     let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
     let wanted = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
-    if let Location::Embedded(index) = location {
+    if let Some(index) = location.dir() {
         std::fs::create_dir_all(index)
             .with_context(|| format!("creating index folder {}", index.display()))?;
     }
     let mut store = location.open_or_create(wanted, config.dense.ann_threshold)?;
-    // On a server, each document is its own transaction.
-    let commit_every = match location {
-        Location::Embedded(_) => config.ingest.commit_every,
-        Location::Postgres(_) => 1,
-    };
+    let commit_every = location.commit_every(config);
     let stored = store.documents()?;
     let known: HashMap<DocId, String> =
         stored.iter().map(|d| (d.id.clone(), d.content_hash.clone())).collect();

@@ -1,4 +1,5 @@
-//! Where an index lives: a folder (the embedded store) or PostgreSQL (`[store]`).
+//! Where an index lives (`[store]`): a folder (the embedded store), PostgreSQL, or a folder
+//! with its vectors in Milvus.
 //!
 //! Every front-end opens its store through a [`Location`], so the CLI, the server and the
 //! eval harness work unchanged on any backend: they only see [`StoreRead`] and
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use strata_core::{Config, Error, Result};
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+use strata_milvus::{MilvusOptions, MilvusStore};
 use strata_postgres::{PgOptions, PgStore};
 
 /// Where an index lives.
@@ -17,6 +19,8 @@ pub enum Location {
     Embedded(PathBuf),
     /// PostgreSQL with pgvector.
     Postgres(PgOptions),
+    /// Records and keyword legs in this folder, vectors in Milvus.
+    Milvus(PathBuf, MilvusOptions),
 }
 
 impl Location {
@@ -29,6 +33,17 @@ impl Location {
                     Error::user("[store] kind = \"postgres\" needs url (or STRATA_STORE_URL)")
                 })?;
                 Ok(Location::Postgres(Location::postgres_options(config, url)?))
+            }
+            "milvus" => {
+                let url = store.url.as_deref().ok_or_else(|| {
+                    Error::user("[store] kind = \"milvus\" needs url (or STRATA_STORE_URL)")
+                })?;
+                let options = MilvusOptions {
+                    token: std::env::var("STRATA_STORE_TOKEN").ok().filter(|t| !t.is_empty()),
+                    collection: store.collection.clone(),
+                    ..MilvusOptions::new(url)
+                };
+                Ok(Location::Milvus(index.to_path_buf(), options))
             }
             _ => Ok(Location::Embedded(index.to_path_buf())),
         }
@@ -52,13 +67,33 @@ impl Location {
         match self {
             Location::Embedded(dir) => dir.display().to_string(),
             Location::Postgres(options) => strata_postgres::redact(&options.url),
+            Location::Milvus(dir, options) => {
+                format!("{} (vectors in Milvus at {})", dir.display(), options.url)
+            }
+        }
+    }
+
+    /// The folder of the index's local files, when it has one.
+    pub fn dir(&self) -> Option<&Path> {
+        match self {
+            Location::Embedded(dir) | Location::Milvus(dir, _) => Some(dir),
+            Location::Postgres(_) => None,
+        }
+    }
+
+    /// Documents an ingest writes between two commits: `[ingest] commit_every`, except on
+    /// PostgreSQL, where each document is its own transaction.
+    pub fn commit_every(&self, config: &Config) -> usize {
+        match self {
+            Location::Postgres(_) => 1,
+            Location::Embedded(_) | Location::Milvus(..) => config.ingest.commit_every,
         }
     }
 
     /// The manifest, or `None` when there is no index yet.
     pub fn manifest(&self) -> Result<Option<Manifest>> {
         match self {
-            Location::Embedded(dir) => Manifest::read(dir),
+            Location::Embedded(dir) | Location::Milvus(dir, _) => Manifest::read(dir),
             Location::Postgres(options) => PgStore::read_manifest(options),
         }
     }
@@ -68,6 +103,7 @@ impl Location {
         Ok(match self {
             Location::Embedded(dir) => Box::new(EmbeddedStore::open(dir)?),
             Location::Postgres(options) => Box::new(PgStore::open(options.clone())?),
+            Location::Milvus(dir, options) => Box::new(MilvusStore::open(dir, options)?),
         })
     }
 
@@ -84,15 +120,18 @@ impl Location {
                 let options = PgOptions { ann_threshold, ..options.clone() };
                 Box::new(PgStore::open_or_create(options, wanted)?)
             }
+            // Milvus searches its FLAT index exactly; there is no threshold to set.
+            Location::Milvus(dir, options) => Box::new(MilvusStore::open_or_create(dir, options, wanted)?),
         })
     }
 
     /// What identifies the last commit without opening the index (the embedded store's
-    /// `meta.json`, PostgreSQL's commit counter), so that a server notices another process's
+    /// `meta.json`, also for Milvus, whose generation it publishes; PostgreSQL's commit
+    /// counter), so that a server notices another process's
     /// commits. `None` when it cannot be read.
     pub fn stamp(&self) -> Option<String> {
         match self {
-            Location::Embedded(dir) => {
+            Location::Embedded(dir) | Location::Milvus(dir, _) => {
                 let meta = std::fs::metadata(dir.join("tantivy").join("meta.json")).ok()?;
                 Some(format!("{:?}/{}", meta.modified().ok()?, meta.len()))
             }

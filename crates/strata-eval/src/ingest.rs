@@ -12,6 +12,7 @@ use strata_embed::Embedder;
 use strata_index::{EmbeddedStore, Manifest, StoreWrite};
 use strata_ingest::context;
 use strata_ingest::pipeline::{Ingested, Pipeline};
+use strata_milvus::{MilvusOptions, MilvusStore};
 use strata_postgres::{PgOptions, PgStore};
 
 use crate::align::{Alignment, CharIndex};
@@ -266,7 +267,7 @@ pub fn ingest(
     base: &Config,
     embedder: Option<&dyn Embedder>,
     dir: &Path,
-    postgres: Option<&PgOptions>,
+    backend: Backend,
     on_doc: &mut dyn FnMut(&str),
 ) -> Result<IndexedSet> {
     let started = Instant::now();
@@ -275,13 +276,18 @@ pub fn ingest(
     let pipeline = Pipeline::new(&config)?;
     empty_index_dir(dir)?;
     let manifest = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
-    let (mut store, size): (Box<dyn StoreWrite>, IndexSize) = match postgres {
-        Some(options) => {
-            PgStore::destroy(options)?;
-            let options = PgOptions { ann_threshold: config.dense.ann_threshold, ..options.clone() };
+    let (mut store, size): (Box<dyn StoreWrite>, IndexSize) = match backend {
+        Backend::Postgres(options) => {
+            PgStore::destroy(&options)?;
+            let options = PgOptions { ann_threshold: config.dense.ann_threshold, ..options };
             (Box::new(PgStore::open_or_create(options.clone(), manifest)?), IndexSize::Postgres(options))
         }
-        None => {
+        Backend::Milvus(options) => {
+            MilvusStore::destroy(dir, &options)?;
+            let store = MilvusStore::open_or_create(dir, &options, manifest)?;
+            (Box::new(store), IndexSize::Folder(dir.to_path_buf()))
+        }
+        Backend::Embedded => {
             let mut store = EmbeddedStore::open_or_create(dir, manifest)?;
             store.set_ann_threshold(config.dense.ann_threshold);
             (Box::new(store), IndexSize::Folder(dir.to_path_buf()))
@@ -382,7 +388,36 @@ pub fn ingest(
 
 /// Empties `dir` for a new index: it must not exist, be empty, or hold a strata index (a
 /// folder the user named is never wiped otherwise).
-/// How to measure the index's size once it is built.
+/// Where an eval run builds its indexes.
+pub enum Backend {
+    /// The embedded store, in the index folder.
+    Embedded,
+    /// PostgreSQL (its strata tables are dropped first).
+    Postgres(PgOptions),
+    /// Vectors in Milvus, in collections of the ingest's own name (dropped first).
+    Milvus(MilvusOptions),
+}
+
+impl Backend {
+    /// The backend of `grid` for the ingest labelled `label`.
+    pub fn of(grid: &crate::Grid, label: &str) -> Backend {
+        if let Some(options) = &grid.postgres {
+            return Backend::Postgres(options.clone());
+        }
+        match &grid.milvus {
+            Some(options) => {
+                let name: String =
+                    label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+                let collection = Some(format!("strata_eval_{name}"));
+                Backend::Milvus(MilvusOptions { collection, ..options.clone() })
+            }
+            None => Backend::Embedded,
+        }
+    }
+}
+
+/// How to measure the index's size once it is built. A Milvus-backed index counts its folder
+/// only: the vectors' size is the engine's.
 enum IndexSize {
     Folder(std::path::PathBuf),
     Postgres(PgOptions),

@@ -56,6 +56,9 @@ pub struct Grid {
     /// Build each index in this PostgreSQL database instead (its strata tables are dropped
     /// before each ingest).
     pub postgres: Option<strata_postgres::PgOptions>,
+    /// Keep each index's vectors in Milvus instead (the records stay in `index_dir`). Each
+    /// ingest drops its collections first.
+    pub milvus: Option<strata_milvus::MilvusOptions>,
 }
 
 /// Told as the run advances, for a progress bar.
@@ -203,7 +206,7 @@ pub fn run(
             config,
             embedder,
             &grid.index_dir.join(&label),
-            grid.postgres.as_ref(),
+            crate::ingest::Backend::of(grid, &label),
             &mut |name| progress.step(name),
         )?;
         if let Some(note) = &set.stats.note {

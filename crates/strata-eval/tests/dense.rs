@@ -60,6 +60,7 @@ fn dense_and_hybrid_runs_repeat_exactly() {
             limit: None,
             index_dir: tmp.path().join(dir),
             postgres: None,
+            milvus: None,
         };
         strata_eval::run::run(&dataset, &grid, &config, Some(embedder.as_ref()), None, &Quiet).unwrap()
     };

@@ -78,6 +78,7 @@ fn run(set: &Path, index: &Path, chunkings: &[Chunking], names: &[&str]) -> Repo
         limit: None,
         index_dir: index.to_path_buf(),
         postgres: None,
+        milvus: None,
     };
     strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap()
 }
@@ -169,6 +170,7 @@ fn structural_context_is_an_ingest_of_its_own() {
         limit: None,
         index_dir: tmp.path().join("i"),
         postgres: None,
+        milvus: None,
     };
     let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.rows.iter().map(|r| r.ingest.as_str()).collect::<Vec<_>>(), ["32", "32+structural"]);
@@ -183,7 +185,7 @@ fn structural_context_is_an_ingest_of_its_own() {
         &Config::default(),
         None,
         &tmp.path().join("s"),
-        None,
+        strata_eval::ingest::Backend::Embedded,
         &mut |_| {},
     )
     .unwrap();
@@ -232,6 +234,7 @@ fn beir_layout_with_graded_qrels() {
         limit: None,
         index_dir: tmp.path().join("index"),
         postgres: None,
+        milvus: None,
     };
     let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.queries_without_gold, 1);
@@ -388,6 +391,7 @@ fn page_and_section_gold_on_a_paginated_rfc() {
         limit: None,
         index_dir: tmp.path().join("index"),
         postgres: None,
+        milvus: None,
     };
     let report = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet).unwrap();
     assert_eq!(report.unresolved_gold["auto"], 0);
@@ -431,6 +435,7 @@ fn eval_never_wipes_a_folder_that_is_not_an_index() {
         limit: None,
         index_dir: index.clone(),
         postgres: None,
+        milvus: None,
     };
     let err = strata_eval::run::run(&dataset, &grid, &Config::default(), None, None, &Quiet)
         .unwrap_err()

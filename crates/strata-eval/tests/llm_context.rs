@@ -33,6 +33,7 @@ fn run(dir: &std::path::Path, index: &str, url: &str) -> Report {
         limit: None,
         index_dir: dir.join(index),
         postgres: None,
+        milvus: None,
     };
     strata_eval::run::run(&dataset, &grid, &config, None, None, &Quiet).unwrap()
 }

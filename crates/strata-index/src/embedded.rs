@@ -44,6 +44,10 @@ struct CommitPayload {
     /// The vectors of section profiles (the dense section leg).
     #[serde(default)]
     sections: VectorState,
+    /// The state of an external vector engine that holds this index's vectors instead
+    /// (`strata-milvus`), published by the same commit as the records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    external: Option<String>,
 }
 
 /// Default number of vectors above which a segment gets an HNSW graph.
@@ -118,6 +122,8 @@ pub struct EmbeddedStore {
     section_vectors: Vectors,
     /// The manifest changed (first vectors) and must be written with the next commit.
     manifest_dirty: bool,
+    /// [`CommitPayload::external`] of the last commit.
+    external: Option<String>,
 }
 
 fn tv(dir: &Path) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
@@ -195,6 +201,7 @@ impl EmbeddedStore {
             vectors,
             section_vectors,
             manifest_dirty: false,
+            external: committed.external,
         })
     }
 
@@ -215,6 +222,33 @@ impl EmbeddedStore {
     pub fn set_ann_threshold(&mut self, rows: usize) {
         self.vectors.set_ann_threshold(rows);
         self.section_vectors.set_ann_threshold(rows);
+    }
+
+    /// The state of the external vector engine that holds this index's vectors, as the last
+    /// commit published it ([`EmbeddedStore::commit_external`]); `None` when the vectors
+    /// are local.
+    pub fn external(&self) -> Option<&str> {
+        self.external.as_deref()
+    }
+
+    /// Records that this index's vectors are of `model` (`dim` dimensions) although they are
+    /// kept by an external engine, not in this folder: the manifest names the model from the
+    /// next commit on, and vectors of another model are refused.
+    pub fn adopt_dense(&mut self, model: &str, dim: usize) -> Result<()> {
+        self.manifest.check_dense(model, dim, &self.dir)?;
+        if self.manifest.dense.is_none() {
+            self.manifest.dense = Some(DenseManifest { model: model.to_string(), dim });
+            self.manifest_dirty = true;
+        }
+        Ok(())
+    }
+
+    /// Commits like [`StoreWrite::commit`] and publishes `external`, the state of the
+    /// external vector engine that holds this index's vectors, atomically with the records.
+    /// It is the commit point of a store that writes its vectors elsewhere: what it names
+    /// must be durable there before this is called.
+    pub fn commit_external(&mut self, external: &str) -> Result<()> {
+        self.commit_payload(Some(external.to_string()))
     }
 
     /// Live vectors in the last commit.
@@ -359,6 +393,14 @@ impl EmbeddedStore {
     /// error for a vector of another dimension or a filter the index cannot apply.
     fn dense_query(&self, query: &[f32], filter: &Filter) -> Result<bool> {
         self.supports(filter)?;
+        if self.external.is_some() {
+            return Err(Error::Index {
+                path: self.dir.clone(),
+                reason: "its vectors are kept by an external engine (Milvus), not in this folder; \
+                         open it with [store] kind = \"milvus\" and the engine's url"
+                    .into(),
+            });
+        }
         let Some(dense) = &self.manifest.dense else { return Ok(false) };
         if query.len() != dense.dim {
             return Err(Error::Index {
@@ -802,6 +844,12 @@ impl StoreWrite for EmbeddedStore {
     }
 
     fn commit(&mut self) -> Result<()> {
+        self.commit_payload(self.external.clone())
+    }
+}
+
+impl EmbeddedStore {
+    fn commit_payload(&mut self, external: Option<String>) -> Result<()> {
         let dir = self.dir.clone();
         let (model, dim) = self.manifest.dense.as_ref().map(|d| (d.model.clone(), d.dim)).unwrap_or_default();
         // Vector files first; the tantivy commit below publishes them with the records.
@@ -811,9 +859,12 @@ impl StoreWrite for EmbeddedStore {
             self.manifest.write(&dir)?;
             self.manifest_dirty = false;
         }
-        let payload =
-            serde_json::to_string(&CommitPayload { vectors: state.clone(), sections: sections.clone() })
-                .map_err(|e| Error::Internal(e.to_string()))?;
+        let payload = serde_json::to_string(&CommitPayload {
+            vectors: state.clone(),
+            sections: sections.clone(),
+            external: external.clone(),
+        })
+        .map_err(|e| Error::Internal(e.to_string()))?;
         let mut prepared = self.writer()?.prepare_commit().map_err(tv(&dir))?;
         prepared.set_payload(&payload);
         prepared.commit().map_err(tv(&dir))?;
@@ -821,11 +872,10 @@ impl StoreWrite for EmbeddedStore {
         self.reader.reload().map_err(tv(&dir))?;
         self.vectors.published(state)?;
         self.section_vectors.published(sections)?;
+        self.external = external;
         Ok(())
     }
-}
 
-impl EmbeddedStore {
     fn chunk_doc(&self, doc: &Document, chunk: &Chunk) -> Result<TantivyDocument> {
         let f = self.f;
         let stored = StoredChunk::of(doc, chunk);
