@@ -61,8 +61,15 @@ launch() {
   mkdir -p "$dir/data"
   echo "$port" >"$dir/port"
   # setsid: the server outlives this script and its process group; stdin from /dev/null.
-  setsid "$VENV/bin/python" "$SERVER" "$dir/data" "$port" \
-    </dev/null >"$dir/server.log" 2>&1 &
+  # Descriptors the caller left open (a `flock` around a test run) are closed first, or the
+  # server would hold them for as long as it runs.
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      if ((fd > 2)); then eval "exec $fd>&-"; fi
+    done
+    exec setsid "$VENV/bin/python" "$SERVER" "$dir/data" "$port" </dev/null >"$dir/server.log" 2>&1
+  ) &
   echo $! >"$dir/pid"
   local i
   for ((i = 0; i < 300; i++)); do

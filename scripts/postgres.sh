@@ -74,16 +74,24 @@ run() {
 
 # take_lock FILE: holds an exclusive flock on FILE until the script exits. The descriptor is
 # LOCK_FD; commands that leave processes behind (a postmaster, services that apt starts) run
-# through unlocked, or those would hold the lock forever.
+# through unlocked, or those would hold the lock forever (and so would a lock the caller
+# holds, such as a `flock` around a test run).
 LOCK_FD=""
 take_lock() {
   exec {LOCK_FD}>"$1"
   flock "$LOCK_FD"
 }
 
-# unlocked CMD...: CMD without the lock descriptor.
+# unlocked CMD...: CMD without any descriptor above stderr: not this script's lock, nor one the
+# caller left open.
 unlocked() {
-  if [[ -n "$LOCK_FD" ]]; then "$@" {LOCK_FD}>&-; else "$@"; fi
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      if ((fd > 2)); then eval "exec $fd>&-"; fi
+    done
+    "$@"
+  )
 }
 
 # as_postgres CMD...: run CMD as the postgres OS user, from / (root's cwd may be unreadable to

@@ -80,7 +80,11 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
                 let store =
                     StoreConfig { kind: "milvus".into(), url: Some(url.clone()), ..config.store.clone() };
                 store.validate("--milvus")?;
-                Some(strata_milvus::MilvusOptions::new(url))
+                // Each ingest names its own collections.
+                Some(strata_milvus::MilvusOptions {
+                    collection: None,
+                    ..strata_engine::Location::milvus_options(config, url)
+                })
             }
             None => None,
         },

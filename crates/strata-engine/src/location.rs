@@ -38,12 +38,7 @@ impl Location {
                 let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"milvus\" needs url (or STRATA_STORE_URL)")
                 })?;
-                let options = MilvusOptions {
-                    token: std::env::var("STRATA_STORE_TOKEN").ok().filter(|t| !t.is_empty()),
-                    collection: store.collection.clone(),
-                    ..MilvusOptions::new(url)
-                };
-                Ok(Location::Milvus(index.to_path_buf(), options))
+                Ok(Location::Milvus(index.to_path_buf(), Location::milvus_options(config, url)))
             }
             _ => Ok(Location::Embedded(index.to_path_buf())),
         }
@@ -60,6 +55,15 @@ impl Location {
             keyword: store.keyword.parse()?,
             ..PgOptions::new(url)
         })
+    }
+
+    /// Milvus at `url` with the rest of `[store]`, and the token from `STRATA_STORE_TOKEN`.
+    pub fn milvus_options(config: &Config, url: &str) -> MilvusOptions {
+        MilvusOptions {
+            token: std::env::var("STRATA_STORE_TOKEN").ok().filter(|t| !t.is_empty()),
+            collection: config.store.collection.clone().filter(|c| !c.is_empty()),
+            ..MilvusOptions::new(url)
+        }
     }
 
     /// The folder or the URL (without password), for messages.

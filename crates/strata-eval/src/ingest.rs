@@ -386,8 +386,6 @@ pub fn ingest(
     Ok(IndexedSet { config: ingest, store, docs, names, stats })
 }
 
-/// Empties `dir` for a new index: it must not exist, be empty, or hold a strata index (a
-/// folder the user named is never wiped otherwise).
 /// Where an eval run builds its indexes.
 pub enum Backend {
     /// The embedded store, in the index folder.
@@ -406,9 +404,13 @@ impl Backend {
         }
         match &grid.milvus {
             Some(options) => {
+                // Labels that differ only in punctuation get names of their own.
                 let name: String =
                     label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-                let collection = Some(format!("strata_eval_{name}"));
+                let hash = label
+                    .bytes()
+                    .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+                let collection = Some(format!("strata_eval_{name}_{:08x}", hash as u32));
                 Backend::Milvus(MilvusOptions { collection, ..options.clone() })
             }
             None => Backend::Embedded,
@@ -432,6 +434,8 @@ impl IndexSize {
     }
 }
 
+/// Empties `dir` for a new index: it must not exist, be empty, or hold a strata index (a
+/// folder the user named is never wiped otherwise).
 fn empty_index_dir(dir: &Path) -> Result<()> {
     if dir.exists() {
         let is_index = dir.join("manifest.json").exists();

@@ -141,8 +141,20 @@ impl EmbeddedStore {
     }
 
     /// Opens an index for writing, creating it when the folder has none. An existing index
-    /// must have been built with the same settings as `wanted`.
+    /// must have been built with the same settings as `wanted`, and keep its vectors here: a
+    /// folder whose vectors an external engine keeps is refused (writing it as an embedded
+    /// index would leave that engine's vectors of replaced documents live).
     pub fn open_or_create(dir: &Path, wanted: Manifest) -> Result<EmbeddedStore> {
+        let store = Self::open_or_create_external(dir, wanted)?;
+        if store.external.is_some() {
+            return Err(Self::vectors_elsewhere(dir));
+        }
+        Ok(store)
+    }
+
+    /// [`EmbeddedStore::open_or_create`] for a store that keeps this index's vectors in an
+    /// external engine and the rest here, as its side index (`strata-milvus`).
+    pub fn open_or_create_external(dir: &Path, wanted: Manifest) -> Result<EmbeddedStore> {
         let manifest = match Manifest::read(dir)? {
             Some(existing) => {
                 existing.check_compatible(&wanted, dir)?;
@@ -184,9 +196,7 @@ impl EmbeddedStore {
                 })
             }
         };
-        let reader =
-            index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
-        let committed = Self::committed_vectors(&index, dir)?;
+        let (reader, committed) = Self::reader_and_payload(&index, dir)?;
         let vectors = Vectors::open(dir, None, committed.vectors, DEFAULT_ANN_THRESHOLD)?;
         let section_vectors =
             Vectors::open(dir, Some("sections"), committed.sections, DEFAULT_ANN_THRESHOLD)?;
@@ -205,9 +215,37 @@ impl EmbeddedStore {
         })
     }
 
-    /// The vector states of the last commit.
-    fn committed_vectors(index: &Index, dir: &Path) -> Result<CommitPayload> {
-        let metas = index.load_metas().map_err(tv(dir))?;
+    /// A reader of the last commit and that commit's payload. They are read one after the
+    /// other, so a commit landing in between would pair the records of one commit with the
+    /// vectors of the next; the pair is read again until both are of the same commit.
+    fn reader_and_payload(index: &Index, dir: &Path) -> Result<(IndexReader, CommitPayload)> {
+        let mut tries = 0;
+        loop {
+            let metas = index.load_metas().map_err(tv(dir))?;
+            let reader: IndexReader =
+                index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(tv(dir))?;
+            let segments: std::collections::BTreeMap<_, _> =
+                metas.segments.iter().map(|s| (s.id(), s.delete_opstamp())).collect();
+            tries += 1;
+            // A writer committing many times a second could keep them apart forever; after a
+            // few tries the commits are so small and close that either pairing serves.
+            if reader.searcher().generation().segments() == &segments || tries == 8 {
+                return Ok((reader, Self::committed_vectors(&metas, dir)?));
+            }
+        }
+    }
+
+    fn vectors_elsewhere(dir: &Path) -> Error {
+        Error::Index {
+            path: dir.to_path_buf(),
+            reason: "its vectors are kept by an external engine (Milvus), not in this folder; \
+                     open it with [store] kind = \"milvus\" and the engine's url"
+                .into(),
+        }
+    }
+
+    /// The vector states of a commit.
+    fn committed_vectors(metas: &tantivy::IndexMeta, dir: &Path) -> Result<CommitPayload> {
         match metas.payload.as_deref() {
             None | Some("") => Ok(CommitPayload::default()),
             Some(text) => serde_json::from_str::<CommitPayload>(text).map_err(|e| Error::Index {
@@ -394,12 +432,7 @@ impl EmbeddedStore {
     fn dense_query(&self, query: &[f32], filter: &Filter) -> Result<bool> {
         self.supports(filter)?;
         if self.external.is_some() {
-            return Err(Error::Index {
-                path: self.dir.clone(),
-                reason: "its vectors are kept by an external engine (Milvus), not in this folder; \
-                         open it with [store] kind = \"milvus\" and the engine's url"
-                    .into(),
-            });
+            return Err(Self::vectors_elsewhere(&self.dir));
         }
         let Some(dense) = &self.manifest.dense else { return Ok(false) };
         if query.len() != dense.dim {

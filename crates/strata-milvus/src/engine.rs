@@ -13,8 +13,11 @@ use strata_core::Error;
 use crate::rows::{field, Row, MAX_KEY, MAX_LIMIT};
 use crate::MilvusOptions;
 
-/// Rows per insert or upsert call.
+/// Rows per upsert call.
 const BATCH: usize = 1000;
+
+/// The most bytes of rows one query reads back: the gRPC client refuses messages over 4 MiB.
+const READ_BYTES: usize = 2 << 20;
 
 /// A connection to one Milvus server.
 pub(crate) struct Engine {
@@ -40,17 +43,16 @@ impl Engine {
             .connect_timeout(Duration::from_secs(5))
             .rpc_timeout(options.timeout)
             // A server that is down fails the call within seconds, not after minutes of
-            // retries.
-            .retry(RetryConfig::new().max_attempts(4).max_retry_timeout(Duration::from_secs(10)))
+            // retries (the SDK's default is 75 attempts); a slow call has `timeout` in all.
+            .retry(RetryConfig::new().max_attempts(4).max_retry_timeout(options.timeout))
             .telemetry(TelemetryConfig::new().enabled(false));
         if let Some(token) = &options.token {
             config = config.token(token);
         }
-        let url = options.url.clone();
-        let client = runtime.block_on(ClientV2::new(&config)).map_err(|e| {
-            let what = format!("connecting to Milvus at {url}");
-            Self::error_at(dir, &url, &what, e)
-        })?;
+        let url = crate::options::redact(&options.url);
+        let client = runtime
+            .block_on(ClientV2::new(&config))
+            .map_err(|e| Self::error_at(dir, &url, "connecting", e))?;
         Ok(Engine { runtime: Some(runtime), client, url, dir: dir.to_path_buf() })
     }
 
@@ -64,13 +66,21 @@ impl Engine {
         match e {
             sdk::error::Error::Grpc(status) => matches!(
                 status.code(),
-                tonic::Code::Unavailable
-                    | tonic::Code::Cancelled
-                    | tonic::Code::DeadlineExceeded
-                    | tonic::Code::Unknown
+                tonic::Code::Unavailable | tonic::Code::Cancelled | tonic::Code::DeadlineExceeded
             ),
             sdk::error::Error::Timeout(_) => true,
             sdk::error::Error::RetryExhausted { source, .. } => Self::is_lost(source),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is the server refusing who we are.
+    fn is_denied(e: &sdk::error::Error) -> bool {
+        match e {
+            sdk::error::Error::Grpc(status) => {
+                matches!(status.code(), tonic::Code::Unauthenticated | tonic::Code::PermissionDenied)
+            }
+            sdk::error::Error::RetryExhausted { source, .. } => Self::is_denied(source),
             _ => false,
         }
     }
@@ -80,6 +90,11 @@ impl Engine {
             format!(
                 "{what}: lost the connection to Milvus at {url} ({e}); nothing uncommitted was \
                  published. Start the server and run the same command again"
+            )
+        } else if Self::is_denied(&e) {
+            format!(
+                "{what}: Milvus at {url} refused the credentials ({e}); set STRATA_STORE_TOKEN to \
+                 USER:PASSWORD or an API key the server accepts"
             )
         } else {
             format!("{what} (Milvus at {url}): {e}")
@@ -93,9 +108,10 @@ impl Engine {
 
     /// Whether collection `name` exists.
     pub fn exists(&self, name: &str) -> strata_core::Result<bool> {
+        let what = format!("checking whether collection {name} exists");
         let request =
-            HasCollectionRequest::builder().collection_name(name).build().map_err(self.err(name))?;
-        let response = self.block(self.client.has_collection(request)).map_err(self.err("has_collection"))?;
+            HasCollectionRequest::builder().collection_name(name).build().map_err(self.err(&what))?;
+        let response = self.block(self.client.has_collection(request)).map_err(self.err(&what))?;
         Ok(response.exists())
     }
 
@@ -204,36 +220,69 @@ impl Engine {
         Ok(())
     }
 
-    /// The rows of `name` that match `expr`, every field. At most [`MAX_LIMIT`]: a caller that
-    /// gets that many must narrow `expr`.
-    pub fn rows(&self, name: &str, expr: &str) -> strata_core::Result<Vec<Row>> {
+    /// The rows of `name` that match `expr`, every field, for vectors of `dim` dimensions.
+    /// At most [`MAX_LIMIT`], and an error beyond: the callers select one document's rows.
+    /// Their ids are read first and the rows in pages, each under the gRPC message limit.
+    pub fn rows(&self, name: &str, expr: &str, dim: usize) -> strata_core::Result<Vec<Row>> {
         let what = format!("reading vectors from {name}");
+        let ids = self.ids(name, expr)?;
+        if ids.len() >= MAX_LIMIT {
+            return Err(Error::Index {
+                path: self.dir.clone(),
+                reason: format!(
+                    "{what}: {MAX_LIMIT} or more rows match {expr}, more than one Milvus query \
+                     returns; split the document"
+                ),
+            });
+        }
+        let page = (READ_BYTES / (dim * 4 + 4 * MAX_KEY)).max(1);
+        let mut out = Vec::with_capacity(ids.len());
+        for ids in ids.chunks(page) {
+            let request = QueryRequest::builder()
+                .collection_name(name)
+                .filter(crate::expr::ids_in(ids))
+                .output_fields(field::ALL)
+                .limit(ids.len() as i64)
+                .consistency_level(sdk::ConsistencyLevel::Strong)
+                .build()
+                .map_err(self.err(&what))?;
+            let response = self.block(self.client.query(request)).map_err(self.err(&what))?;
+            for row in response.results().rows().map_err(self.err(&what))? {
+                let text = |f| row.get_str(f).map(str::to_string).map_err(self.err(&what));
+                let int = |f| row.get_i64(f).map_err(self.err(&what));
+                out.push(Row {
+                    record: text(field::RECORD)?,
+                    doc: text(field::DOC)?,
+                    node: int(field::NODE)?,
+                    kind: text(field::KIND)?,
+                    page_first: int(field::PAGE_FIRST)?,
+                    page_last: int(field::PAGE_LAST)?,
+                    gen_from: int(field::GEN_FROM)?,
+                    gen_to: int(field::GEN_TO)?,
+                    vector: row.get_float_vector(field::VECTOR).map_err(self.err(&what))?.to_vec(),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The primary keys of up to [`MAX_LIMIT`] rows of `name` that match `expr`.
+    fn ids(&self, name: &str, expr: &str) -> strata_core::Result<Vec<String>> {
+        let what = format!("reading vector ids from {name}");
         let request = QueryRequest::builder()
             .collection_name(name)
             .filter(expr)
-            .output_fields(field::ALL)
+            .output_fields([field::ID])
             .limit(MAX_LIMIT as i64)
             .consistency_level(sdk::ConsistencyLevel::Strong)
             .build()
             .map_err(self.err(&what))?;
         let response = self.block(self.client.query(request)).map_err(self.err(&what))?;
-        let mut out = Vec::new();
+        let mut ids = Vec::new();
         for row in response.results().rows().map_err(self.err(&what))? {
-            let text = |f| row.get_str(f).map(str::to_string).map_err(self.err(&what));
-            let int = |f| row.get_i64(f).map_err(self.err(&what));
-            out.push(Row {
-                record: text(field::RECORD)?,
-                doc: text(field::DOC)?,
-                node: int(field::NODE)?,
-                kind: text(field::KIND)?,
-                page_first: int(field::PAGE_FIRST)?,
-                page_last: int(field::PAGE_LAST)?,
-                gen_from: int(field::GEN_FROM)?,
-                gen_to: int(field::GEN_TO)?,
-                vector: row.get_float_vector(field::VECTOR).map_err(self.err(&what))?.to_vec(),
-            });
+            ids.push(row.get_str(field::ID).map_err(self.err(&what))?.to_string());
         }
-        Ok(out)
+        Ok(ids)
     }
 
     /// The distinct documents of up to [`MAX_LIMIT`] rows of `name` that match `expr`, and

@@ -42,10 +42,21 @@ pub(crate) fn leg(g: i64, filter: &Filter, chunks: bool) -> String {
     parts.join(" and ")
 }
 
+/// The rows of one document.
+pub(crate) fn of_doc(doc: &str) -> String {
+    format!("{} == {}", field::DOC, quote(doc))
+}
+
 /// The live rows of one document at `g` (what a commit retires when the document is
 /// replaced or removed).
 pub(crate) fn live_of(g: i64, doc: &str) -> String {
-    format!("{} == {} and {}", field::DOC, quote(doc), visible(g))
+    format!("{} and {}", of_doc(doc), visible(g))
+}
+
+/// The rows whose primary key is one of `ids`.
+pub(crate) fn ids_in(ids: &[String]) -> String {
+    let list: Vec<String> = ids.iter().map(|i| quote(i)).collect();
+    format!("{} in [{}]", field::ID, list.join(", "))
 }
 
 /// Rows an interrupted commit wrote after generation `g`.

@@ -12,8 +12,9 @@ pub struct MilvusOptions {
     /// `USER:PASSWORD` or an API key (`STRATA_STORE_TOKEN`); a server without authentication
     /// ignores it. Never printed.
     pub token: Option<String>,
-    /// The name the collections of a *new* index start with (`NAME_chunks`, `NAME_sections`).
-    /// An existing index keeps the name it was created with; `None` makes one up.
+    /// The name the collections of a *new* index start with (`NAME_chunks`, `NAME_sections`);
+    /// `None` makes one up. The folder remembers it: an existing index is opened with its own
+    /// name or none, another is refused.
     pub collection: Option<String>,
     /// How long one call may take before it is an error.
     pub timeout: Duration,
@@ -35,11 +36,19 @@ impl MilvusOptions {
 impl std::fmt::Debug for MilvusOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MilvusOptions")
-            .field("url", &self.url)
+            .field("url", &redact(&self.url))
             .field("token", &self.token.as_ref().map(|_| "***"))
             .field("collection", &self.collection)
             .field("timeout", &self.timeout)
             .finish()
+    }
+}
+
+/// `url` without a password in its user part, for messages.
+pub(crate) fn redact(url: &str) -> String {
+    match url.split_once("://").and_then(|(scheme, rest)| Some((scheme, rest.split_once('@')?))) {
+        Some((scheme, (_, host))) => format!("{scheme}://***@{host}"),
+        None => url.to_string(),
     }
 }
 
@@ -90,5 +99,8 @@ mod tests {
     fn debug_never_prints_the_token() {
         let o = MilvusOptions { token: Some("root:hunter2".into()), ..MilvusOptions::new("http://h:1") };
         assert!(!format!("{o:?}").contains("hunter2"));
+        let o = MilvusOptions::new("https://root:hunter2@milvus.example:19530");
+        assert!(!format!("{o:?}").contains("hunter2"));
+        assert_eq!(redact("http://127.0.0.1:19530"), "http://127.0.0.1:19530");
     }
 }

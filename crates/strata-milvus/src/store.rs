@@ -5,20 +5,21 @@
 //! - every row carries the interval of generations `gen_from..gen_to` it is visible in, and
 //!   every leg filters on the reader's generation `G` (`gen_from <= G and gen_to > G`);
 //! - `commit` to `G + 1` first retires the rows of replaced and removed documents
-//!   (`gen_to = G + 1`, whole-row upserts) and inserts the new rows (`gen_from = G + 1`),
+//!   (`gen_to = G + 1`, whole-row upserts) and writes the new rows (`gen_from = G + 1`),
 //!   all invisible to readers of `G`; then
 //! - it publishes `G + 1` with the side index's tantivy commit, which is the commit point:
 //!   the records and the generation that makes their vectors visible change together; and
-//! - rows retired before `G` are deleted afterwards, one generation late, so that a reader
-//!   still on `G` finds everything it expects.
+//! - rows a commit retired are deleted once that commit is [`KEEP_RETIRED`] old, so that a
+//!   reader still on an older generation (a server between two refreshes) finds everything
+//!   it expects.
 //!
 //! A commit cut short leaves rows of `G + 1` that no reader sees; opening the index for
-//! writing deletes them and brings the rows it retired back to life. Milvus accepts an
-//! insert once it is durable (its write-ahead log), so no flush is needed before the commit
-//! point.
+//! writing deletes them and brings the rows it retired back to life. Milvus accepts a write
+//! once it is durable (its write-ahead log), so no flush is needed before the commit point.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use strata_core::{Definition, DocId, DocumentRecord, Error, NodeId, Result};
@@ -33,6 +34,13 @@ use crate::options::{check_collection_name, made_up_name};
 use crate::rows::{overlong, rows_of, Row, LIVE, MAX_KEY, MAX_LIMIT};
 use crate::MilvusOptions;
 
+/// How long the rows a commit retired stay: readers opened before it (a server refreshes its
+/// snapshot within seconds of a commit) still read them.
+pub const KEEP_RETIRED: Duration = Duration::from_secs(60);
+
+/// The most commits [`EngineState::published`] remembers.
+const MAX_PUBLISHED: usize = 1024;
+
 /// What the side index's commits publish about the engine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct EngineState {
@@ -42,6 +50,14 @@ struct EngineState {
     collection: String,
     /// The committed generation.
     generation: i64,
+    /// Recent commits whose retired rows may still be read: (generation, Unix seconds when
+    /// it was published), oldest first.
+    #[serde(default)]
+    published: Vec<(i64, u64)>,
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 impl EngineState {
@@ -59,6 +75,24 @@ impl EngineState {
 
     fn json(&self) -> String {
         serde_json::to_string(self).expect("plain struct")
+    }
+
+    /// The newest generation whose retired rows no reader needs any more at `now`: rows with
+    /// `gen_to` at or below it may go.
+    fn collectable(&self, now: u64) -> Option<i64> {
+        self.published.iter().filter(|(_, at)| at + KEEP_RETIRED.as_secs() <= now).map(|(g, _)| *g).max()
+    }
+
+    /// This state after a commit of `generation` published at `now`, whose clean-up deletes
+    /// the rows retired at or before `collected`.
+    fn after_commit(&self, generation: i64, now: u64, collected: Option<i64>) -> EngineState {
+        let mut published: Vec<(i64, u64)> =
+            self.published.iter().copied().filter(|(g, _)| collected.is_none_or(|c| *g > c)).collect();
+        published.push((generation, now));
+        // Forgetting the oldest only delays their clean-up to that of a newer commit.
+        let excess = published.len().saturating_sub(MAX_PUBLISHED);
+        published.drain(..excess);
+        EngineState { generation, published, ..self.clone() }
     }
 }
 
@@ -84,7 +118,7 @@ pub struct MilvusStore {
     ready: bool,
     /// Vector changes since the last commit, by document (writer only).
     staged: BTreeMap<DocId, Staged>,
-    /// A commit failed and its rows could not be cleaned up: writing again needs a reopen.
+    /// A commit failed and its outcome is unknown: writing again needs a reopen.
     poisoned: bool,
 }
 
@@ -97,30 +131,48 @@ impl MilvusStore {
             Some(text) => EngineState::parse(text, dir)?,
             None => return Err(Self::not_milvus(dir)),
         };
-        Self::connect(side, state, options)
+        let engine = Engine::connect(options, dir)?;
+        Self::with(side, state, engine, options)
     }
 
     /// Opens an index for writing, creating it when `dir` has none (its vectors in new
-    /// collections named by `options.collection`). An existing index must have been built
-    /// with `wanted`'s settings. A commit that an earlier writer did not finish is undone.
+    /// collections named by `options.collection`, which must not exist yet). An existing
+    /// index must have been built with `wanted`'s settings. A commit that an earlier writer
+    /// did not finish is undone.
     pub fn open_or_create(dir: &Path, options: &MilvusOptions, wanted: Manifest) -> Result<MilvusStore> {
-        let mut side = EmbeddedStore::open_or_create(dir, wanted)?;
-        let state = match side.external() {
-            Some(text) => EngineState::parse(text, dir)?,
-            None if side.documents()?.is_empty() => {
-                let collection = match &options.collection {
-                    Some(name) => name.clone(),
-                    None => made_up_name(),
-                };
+        let mut side = EmbeddedStore::open_or_create_external(dir, wanted)?;
+        let existing = match side.external() {
+            Some(text) => Some(EngineState::parse(text, dir)?),
+            None if side.documents()?.is_empty() => None,
+            None => return Err(Self::not_milvus(dir)),
+        };
+        let engine = Engine::connect(options, dir)?;
+        let state = match existing {
+            Some(state) => state,
+            None => {
+                let collection = options.collection.clone().unwrap_or_else(made_up_name);
                 check_collection_name(&collection)?;
-                let state = EngineState { engine: "milvus".into(), collection, generation: 0 };
+                let (chunks, sections) = Self::names(&collection);
+                for name in [&chunks, &sections] {
+                    if engine.exists(name)? {
+                        return Err(Error::Index {
+                            path: dir.to_path_buf(),
+                            reason: format!(
+                                "a new index cannot keep its vectors in the Milvus collection {name}: it \
+                                 exists already (another index's?); choose another [store] collection \
+                                 (STRATA_STORE_COLLECTION), or drop it if nothing uses it"
+                            ),
+                        });
+                    }
+                }
+                let state =
+                    EngineState { engine: "milvus".into(), collection, generation: 0, published: Vec::new() };
                 // Marks the folder as Milvus-backed before any vector is written.
                 side.commit_external(&state.json())?;
                 state
             }
-            None => return Err(Self::not_milvus(dir)),
         };
-        let mut store = Self::connect(side, state, options)?;
+        let mut store = Self::with(side, state, engine, options)?;
         store.recover()?;
         Ok(store)
     }
@@ -134,7 +186,17 @@ impl MilvusStore {
         }
     }
 
-    fn connect(side: EmbeddedStore, state: EngineState, options: &MilvusOptions) -> Result<MilvusStore> {
+    /// The chunk and section collections of the index named `collection`.
+    fn names(collection: &str) -> (String, String) {
+        (format!("{collection}_chunks"), format!("{collection}_sections"))
+    }
+
+    fn with(
+        side: EmbeddedStore,
+        state: EngineState,
+        engine: Engine,
+        options: &MilvusOptions,
+    ) -> Result<MilvusStore> {
         let dir = side.dir().to_path_buf();
         if let Some(wanted) = options.collection.as_ref().filter(|c| **c != state.collection) {
             return Err(Error::Index {
@@ -146,9 +208,7 @@ impl MilvusStore {
                 ),
             });
         }
-        let engine = Engine::connect(options, &dir)?;
-        let chunks = format!("{}_chunks", state.collection);
-        let sections = format!("{}_sections", state.collection);
+        let (chunks, sections) = Self::names(&state.collection);
         let ready = engine.exists(&chunks)? && engine.exists(&sections)?;
         if ready {
             engine.load(&chunks)?;
@@ -194,8 +254,9 @@ impl MilvusStore {
         })?;
         check_collection_name(name)?;
         let engine = Engine::connect(options, dir)?;
-        engine.drop_collection(&format!("{name}_chunks"))?;
-        engine.drop_collection(&format!("{name}_sections"))
+        let (chunks, sections) = Self::names(name);
+        engine.drop_collection(&chunks)?;
+        engine.drop_collection(&sections)
     }
 
     /// Drops this index's collections on the server. The side index is left to the caller.
@@ -206,14 +267,14 @@ impl MilvusStore {
 
     /// Writes what a commit writes to Milvus and stops before the commit point, as a process
     /// that dies there would: for tests of recovery.
-    #[doc(hidden)]
+    #[cfg(feature = "fault-injection")]
     pub fn write_without_publishing(&mut self) -> Result<()> {
         self.write_generation(self.state.generation + 1)
     }
 
     /// Undoes what a commit cut short wrote after the committed generation `G`: its new rows
-    /// go, the rows it retired live again, and rows retired before `G` (left by a crash
-    /// before the last clean-up) are deleted.
+    /// go, the rows it retired live again, and rows no reader needs any more (left by a crash
+    /// before a clean-up) are deleted.
     fn recover(&mut self) -> Result<()> {
         if !self.ready {
             return Ok(());
@@ -224,13 +285,8 @@ impl MilvusStore {
             loop {
                 let (docs, more) = self.engine.docs(name, &expr::retired_after(g))?;
                 for doc in &docs {
-                    let filter = format!(
-                        "{} == {} and {}",
-                        crate::rows::field::DOC,
-                        expr::quote(doc),
-                        expr::retired_after(g)
-                    );
-                    let mut rows = self.engine.rows(name, &filter)?;
+                    let filter = format!("{} and {}", expr::of_doc(doc), expr::retired_after(g));
+                    let mut rows = self.engine.rows(name, &filter, self.dim())?;
                     rows.iter_mut().for_each(|r| r.gen_to = LIVE);
                     self.engine.upsert(name, &rows)?;
                 }
@@ -238,9 +294,16 @@ impl MilvusStore {
                     break;
                 }
             }
-            self.engine.delete(name, &expr::dead_at(g - 1))?;
+            if let Some(collected) = self.state.collectable(unix_now()) {
+                self.engine.delete(name, &expr::dead_at(collected))?;
+            }
         }
         Ok(())
+    }
+
+    /// The dimension of the index's vectors (0 before the first).
+    fn dim(&self) -> usize {
+        self.side.manifest().dense.as_ref().map_or(0, |d| d.dim)
     }
 
     /// Checks a dense query: false when there are no vectors to search.
@@ -274,7 +337,7 @@ impl MilvusStore {
     }
 
     /// Steps 1 and 2 of a commit to `next`: retire the rows of every staged document and
-    /// insert its new ones, all invisible to readers until the generation is published.
+    /// write its new ones, all invisible to readers until the generation is published.
     fn write_generation(&mut self, next: i64) -> Result<()> {
         let any_rows =
             self.staged.values().any(|s| matches!(s, Staged::Put(c, s) if !c.is_empty() || !s.is_empty()));
@@ -292,23 +355,14 @@ impl MilvusStore {
         if !self.ready {
             return Ok(());
         }
-        let g = self.state.generation;
+        let (g, dim) = (self.state.generation, self.dim());
         for (doc, staged) in &self.staged {
             let new = match staged {
                 Staged::Put(chunks, sections) => [Some(chunks), Some(sections)],
                 Staged::Removed => [None, None],
             };
             for (name, new) in [&self.chunks, &self.sections].into_iter().zip(new) {
-                let mut live = self.engine.rows(name, &expr::live_of(g, doc.as_str()))?;
-                if live.len() >= MAX_LIMIT {
-                    return Err(Error::Index {
-                        path: self.dir().to_path_buf(),
-                        reason: format!(
-                            "{doc}: more than {MAX_LIMIT} vectors of one document in {name}, more than \
-                             one Milvus query returns; split the document"
-                        ),
-                    });
-                }
+                let mut live = self.engine.rows(name, &expr::live_of(g, doc.as_str()), dim)?;
                 live.iter_mut().for_each(|r| r.gen_to = next);
                 self.engine.upsert(name, &live)?;
                 if let Some(rows) = new {
@@ -424,6 +478,17 @@ impl StoreWrite for MilvusStore {
             self.side.adopt_dense(&sv.vectors.model, sv.vectors.dim)?;
         }
         let (chunks, sections) = rows_of(record, self.state.generation + 1);
+        let rows = chunks.len().max(sections.len());
+        if rows >= MAX_LIMIT {
+            return Err(Error::Index {
+                path: self.dir().to_path_buf(),
+                reason: format!(
+                    "{}: {rows} chunks, and Milvus returns at most {MAX_LIMIT} rows of one document; \
+                     split the document, or raise chunk.max_tokens for a new index",
+                    record.document.id
+                ),
+            });
+        }
         if let Some(key) = overlong(&chunks).or(overlong(&sections)) {
             return Err(Error::Index {
                 path: self.dir().to_path_buf(),
@@ -454,6 +519,10 @@ impl StoreWrite for MilvusStore {
 
     fn commit(&mut self) -> Result<()> {
         self.poisoned()?;
+        if self.staged.is_empty() {
+            // No vector changed: the same generation, published with the other records.
+            return self.side.commit_external(&self.state.json());
+        }
         let next = self.state.generation + 1;
         if let Err(e) = self.write_generation(next) {
             // Undo what was written, keeping what is staged so that the commit can be tried
@@ -463,7 +532,9 @@ impl StoreWrite for MilvusStore {
             }
             return Err(e);
         }
-        let state = EngineState { generation: next, ..self.state.clone() };
+        let now = unix_now();
+        let collected = self.state.collectable(now);
+        let state = self.state.after_commit(next, now, collected);
         // The commit point. When it fails, whether it took is unknown here (tantivy may have
         // published before a later step failed): only a new open reads which generation is
         // committed, and undoes the rest.
@@ -473,9 +544,9 @@ impl StoreWrite for MilvusStore {
         }
         self.state = state;
         self.staged.clear();
-        if self.ready {
+        if let (true, Some(collected)) = (self.ready, collected) {
             for name in [&self.chunks, &self.sections] {
-                if let Err(e) = self.engine.delete(name, &expr::dead_at(next - 1)) {
+                if let Err(e) = self.engine.delete(name, &expr::dead_at(collected)) {
                     tracing::warn!(
                         "clean-up of retired vectors in {name} failed (the next writer retries): {e}"
                     );
@@ -483,5 +554,42 @@ impl StoreWrite for MilvusStore {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(published: Vec<(i64, u64)>) -> EngineState {
+        EngineState { engine: "milvus".into(), collection: "c".into(), generation: 9, published }
+    }
+
+    #[test]
+    fn retired_rows_stay_until_their_commit_is_old_enough() {
+        let keep = KEEP_RETIRED.as_secs();
+        let s = state(vec![(7, 1000), (8, 1010), (9, 1020)]);
+        assert_eq!(s.collectable(1000 + keep - 1), None, "no commit old enough yet");
+        assert_eq!(s.collectable(1010 + keep), Some(8), "readers opened before 9 may still read");
+        let after = s.after_commit(10, 1010 + keep, Some(8));
+        assert_eq!(after.generation, 10);
+        assert_eq!(after.published, vec![(9, 1020), (10, 1010 + keep)], "what was collected is forgotten");
+    }
+
+    #[test]
+    fn the_commit_history_is_bounded() {
+        let s = state((0..MAX_PUBLISHED as i64).map(|g| (g, 5000)).collect());
+        let after = s.after_commit(MAX_PUBLISHED as i64, 5001, None);
+        assert_eq!(after.published.len(), MAX_PUBLISHED);
+        assert_eq!(after.published[0].0, 1, "the oldest goes first");
+    }
+
+    #[test]
+    fn states_of_older_writers_still_parse() {
+        let s = EngineState::parse(r#"{"engine":"milvus","collection":"c","generation":3}"#, Path::new("i"))
+            .unwrap();
+        assert!(s.published.is_empty());
+        let e = EngineState::parse(r#"{"engine":"qdrant"}"#, Path::new("i")).unwrap_err().to_string();
+        assert!(e.contains("does not know"), "{e}");
     }
 }

@@ -147,6 +147,88 @@ fn committed_vectors_persist_and_the_folder_names_its_collections() {
     assert_eq!(embedded.documents().unwrap().len(), 1, "the records are in the folder");
     let e = embedded.dense(&fixture::unit_vector("q"), &Filter::default(), 5).unwrap_err().to_string();
     assert!(e.contains("kind = \"milvus\""), "{e}");
+    // Writing it as an embedded index would leave the engine's vectors of what it replaces.
+    let e = EmbeddedStore::open_or_create(f.dir.path(), manifest()).err().expect("refused").to_string();
+    assert!(e.contains("kind = \"milvus\""), "{e}");
+}
+
+#[test]
+fn a_new_folder_never_takes_over_another_index_s_collections() {
+    let Some(url) = server("a_new_folder_never_takes_over_another_index_s_collections") else { return };
+    let f = Fresh::new(&url, "strata_taken");
+    let mut store = f.writer();
+    store.put(&fixture::with_vectors(fixture::widget_act(conformance::WIDGET))).unwrap();
+    store.commit().unwrap();
+    drop(store);
+    let before = dense_ids(&f.reader(), &Filter::default());
+
+    let other = tempfile::tempdir().unwrap();
+    let e =
+        MilvusStore::open_or_create(other.path(), &f.options, manifest()).err().expect("refused").to_string();
+    assert!(e.contains("exists already") && e.contains("STRATA_STORE_COLLECTION"), "{e}");
+    assert_eq!(dense_ids(&f.reader(), &Filter::default()), before, "the first index keeps its vectors");
+}
+
+#[test]
+fn a_reader_some_commits_behind_still_finds_the_vectors_of_its_generation() {
+    let Some(url) = server("a_reader_some_commits_behind_still_finds_the_vectors_of_its_generation") else {
+        return;
+    };
+    let f = Fresh::new(&url, "strata_behind");
+    let mut store = f.writer();
+    let widget = fixture::with_vectors(fixture::widget_act(conformance::WIDGET));
+    store.put(&widget).unwrap();
+    store.commit().unwrap();
+    let reader = f.reader();
+    let first = dense_ids(&reader, &Filter::default());
+    // Two commits replace the document while the reader stays on its generation (a server
+    // between two refreshes).
+    store.put(&fixture::with_vectors(fixture::widget_act_amended(conformance::WIDGET))).unwrap();
+    store.commit().unwrap();
+    store.put(&fixture::with_vectors(fixture::gadget_rules(conformance::GADGET))).unwrap();
+    store.commit().unwrap();
+    assert_eq!(dense_ids(&reader, &Filter::default()), first, "the old reader's vectors are all there");
+    assert_ne!(dense_ids(&f.reader(), &Filter::default()), first, "a new reader sees the new ones");
+}
+
+#[test]
+fn a_document_whose_vectors_exceed_one_grpc_message_is_replaced_and_removed() {
+    let Some(url) = server("a_document_whose_vectors_exceed_one_grpc_message_is_replaced_and_removed") else {
+        return;
+    };
+    // 1,200 chunks of 1,024 dimensions: 4.9 MB of vectors, over gRPC's 4 MiB message limit.
+    let (chunks, dim) = (1200, 1024);
+    let big = |version: &str| {
+        let mut b = fixture::RecordBuilder::new("big-manual-77aa", "Big Manual", "corpus/big.md");
+        for i in 0..chunks {
+            b = b.paragraph(&format!("Paragraph {i} of version {version}."));
+        }
+        let mut record = b.build();
+        let values = record
+            .chunks
+            .iter()
+            .flat_map(|c| {
+                let v = fixture::unit_vector(&format!("{version}{}", c.id));
+                (0..dim / v.len()).flat_map(move |_| v.clone())
+            })
+            .collect();
+        record.vectors = Some(strata_core::ChunkVectors { model: "big-1024".into(), dim, values });
+        record
+    };
+    let f = Fresh::new(&url, "strata_big");
+    let mut store = f.writer();
+    let first = big("one");
+    assert_eq!(first.chunks.len(), chunks);
+    store.put(&first).unwrap();
+    store.commit().unwrap();
+    store.put(&big("two")).unwrap();
+    store.commit().unwrap();
+    let query = vec![1.0 / (dim as f32).sqrt(); dim];
+    let hits = store.dense(&query, &Filter::default(), 5000).unwrap();
+    assert_eq!(hits.len(), chunks, "each chunk once, the first version retired");
+    store.remove(&first.document.id).unwrap();
+    store.commit().unwrap();
+    assert!(store.dense(&query, &Filter::default(), 5000).unwrap().is_empty());
 }
 
 #[test]
