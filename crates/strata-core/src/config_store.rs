@@ -21,7 +21,8 @@ pub struct StoreConfig {
     /// a file you commit. Never printed with its password.
     pub url: Option<String>,
     /// Milvus: the name the collections of a new index start with (`NAME_chunks`,
-    /// `NAME_sections`); by default one is made up. An existing index keeps its own.
+    /// `NAME_sections`; `STRATA_STORE_COLLECTION`); by default one is made up. The folder
+    /// remembers it: an existing index is opened with its own name or none.
     pub collection: Option<String>,
     /// A hot standby that answers searches and navigation (`STRATA_STORE_READ_URL`).
     pub read_url: Option<String>,

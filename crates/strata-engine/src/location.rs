@@ -72,7 +72,7 @@ impl Location {
             Location::Embedded(dir) => dir.display().to_string(),
             Location::Postgres(options) => strata_postgres::redact(&options.url),
             Location::Milvus(dir, options) => {
-                format!("{} (vectors in Milvus at {})", dir.display(), options.url)
+                format!("{} (vectors in Milvus at {})", dir.display(), strata_milvus::redact(&options.url))
             }
         }
     }

@@ -21,5 +21,5 @@ mod options;
 mod rows;
 mod store;
 
-pub use options::{check_collection_name, MilvusOptions};
+pub use options::{check_collection_name, redact, MilvusOptions};
 pub use store::MilvusStore;

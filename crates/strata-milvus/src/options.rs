@@ -45,7 +45,7 @@ impl std::fmt::Debug for MilvusOptions {
 }
 
 /// `url` without a password in its user part, for messages.
-pub(crate) fn redact(url: &str) -> String {
+pub fn redact(url: &str) -> String {
     match url.split_once("://").and_then(|(scheme, rest)| Some((scheme, rest.split_once('@')?))) {
         Some((scheme, (_, host))) => format!("{scheme}://***@{host}"),
         None => url.to_string(),
