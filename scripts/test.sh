@@ -45,10 +45,13 @@ fi
 # The Milvus backend's tests run on Milvus Lite servers (PyPI): one for the conformance suite
 # (19630) and one the crash test kills (19631).
 if [[ -z "${STRATA_TEST_MILVUS_URL:-}" ]]; then
-  export STRATA_MILVUS_DIR="${STRATA_MILVUS_DIR:-/tmp/strata-milvus-test}"
+  # A folder of the run's own (STRATA_MILVUS_DIR may name the caller's servers).
+  export STRATA_MILVUS_DIR="${STRATA_TEST_MILVUS_DIR:-/tmp/strata-milvus-test}"
   scripts/milvus.sh install
-  # Fresh servers: nothing from an earlier run.
-  scripts/milvus.sh stop-all && rm -rf "$STRATA_MILVUS_DIR"
+  # Fresh servers: nothing left from an earlier run.
+  for name in conformance crash; do
+    scripts/milvus.sh stop "$name" && rm -rf "${STRATA_MILVUS_DIR:?}/$name"
+  done
   started_milvus=1
   STRATA_TEST_MILVUS_URL="$(scripts/milvus.sh start conformance 19630)"
   STRATA_TEST_MILVUS_CRASH_URL="$(scripts/milvus.sh start crash 19631)"
