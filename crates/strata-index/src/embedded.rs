@@ -434,20 +434,7 @@ impl EmbeddedStore {
         if self.external.is_some() {
             return Err(Self::vectors_elsewhere(&self.dir));
         }
-        let Some(dense) = &self.manifest.dense else { return Ok(false) };
-        if query.len() != dense.dim {
-            return Err(Error::Index {
-                path: self.dir.clone(),
-                reason: format!(
-                    "its vectors have {} dimensions ({}), the query vector {}; embed queries with {}",
-                    dense.dim,
-                    dense.model,
-                    query.len(),
-                    dense.model
-                ),
-            });
-        }
-        Ok(true)
+        self.manifest.check_query(query, &self.dir)
     }
 
     /// A section hit from a hit whose id is `DOC#NODE`.

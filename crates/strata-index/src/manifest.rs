@@ -119,6 +119,25 @@ impl Manifest {
         }
     }
 
+    /// Checks a dense query vector against the index at `dir`: false when the index has no
+    /// vectors yet, an error naming the model for a vector of another dimension.
+    pub fn check_query(&self, query: &[f32], dir: &Path) -> Result<bool> {
+        let Some(dense) = &self.dense else { return Ok(false) };
+        if query.len() != dense.dim {
+            return Err(Error::Index {
+                path: dir.to_path_buf(),
+                reason: format!(
+                    "its vectors have {} dimensions ({}), the query vector {}; embed queries with {}",
+                    dense.dim,
+                    dense.model,
+                    query.len(),
+                    dense.model
+                ),
+            });
+        }
+        Ok(true)
+    }
+
     /// Checks that an index built with `self` can be written with `wanted`.
     pub fn check_compatible(&self, wanted: &Manifest, dir: &Path) -> Result<()> {
         let mut diffs = Vec::new();

@@ -308,20 +308,7 @@ impl MilvusStore {
 
     /// Checks a dense query: false when there are no vectors to search.
     fn dense_query(&self, query: &[f32]) -> Result<bool> {
-        let Some(dense) = &self.side.manifest().dense else { return Ok(false) };
-        if query.len() != dense.dim {
-            return Err(Error::Index {
-                path: self.dir().to_path_buf(),
-                reason: format!(
-                    "its vectors have {} dimensions ({}), the query vector {}; embed queries with {}",
-                    dense.dim,
-                    dense.model,
-                    query.len(),
-                    dense.model
-                ),
-            });
-        }
-        Ok(self.ready)
+        Ok(self.side.manifest().check_query(query, self.dir())? && self.ready)
     }
 
     fn poisoned(&self) -> Result<()> {

@@ -335,20 +335,7 @@ impl PgStore {
     }
 
     fn check_dense(&self, query: &[f32]) -> Result<bool> {
-        let Some(dense) = &self.manifest.dense else { return Ok(false) };
-        if query.len() != dense.dim {
-            return Err(Error::Index {
-                path: self.label.clone(),
-                reason: format!(
-                    "its vectors have {} dimensions ({}), the query vector {}; embed queries with {}",
-                    dense.dim,
-                    dense.model,
-                    query.len(),
-                    dense.model
-                ),
-            });
-        }
-        Ok(true)
+        self.manifest.check_query(query, &self.label)
     }
 
     /// The `limit` records of `table` nearest to `query` by inner product. Small indexes and
