@@ -293,7 +293,7 @@ async def exercise(run: Run, session: ClientSession) -> None:
         0 < len(nhits) <= 3 and all(h.get("doc_id") == doc for h in nhits),
         f"search keyword k=3 doc={doc}: {len(nhits)} hits {short(nhits, 200)}",
     )
-    tokens = narrow.get("context_tokens")
+    tokens = (narrow.get("context") or {}).get("tokens")
     run.check(tokens is None or tokens <= 500, f"search budget 500: context_tokens {tokens}")
 
     # the deliberate bad call: a tool error the model can read, not a protocol error

@@ -12,10 +12,8 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use serde::Serialize;
 use strata_core::Config;
-use strata_engine::{
-    estimate, ingest, models, parse_page_range, Engine, Location, OpenOptions, SearchOptions,
-};
-use strata_search::navigate;
+use strata_engine::{estimate, ingest, models, Engine, Location, OpenOptions, SearchOptions};
+use strata_search::navigate::split_target;
 use strata_search::Mode;
 
 use args::{Cli, Command};
@@ -70,8 +68,13 @@ fn open_for_serving(
     index: &std::path::Path,
     model: Option<String>,
 ) -> Result<std::sync::Arc<Engine>> {
-    let open = OpenOptions { model, dense: true, create: true };
+    let open = OpenOptions { model, dense: true, create: true, navigate_only: false };
     Ok(std::sync::Arc::new(Engine::open(config, index, &open)?))
+}
+
+/// The engine of the navigation commands: no model is loaded.
+fn navigator(config: Config, index: &std::path::Path) -> Result<Engine> {
+    Ok(Engine::open(config, index, &OpenOptions { navigate_only: true, ..OpenOptions::default() })?)
 }
 
 /// Prints `value` as JSON with `--json`, else renders it for people.
@@ -169,7 +172,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mode = options.mode(&config)?;
             let needs_dense = mode == Mode::Dense
                 || (matches!(mode, Mode::Hybrid | Mode::Hierarchical) && config.search.weights.dense > 0.0);
-            let open = OpenOptions { model: cli.model.clone(), dense: needs_dense, create: false };
+            let open = OpenOptions { model: cli.model.clone(), dense: needs_dense, ..OpenOptions::default() };
             let engine = Engine::open(config, &cli.index, &open)?;
             let response = engine.search(&options)?;
             if context && !cli.json {
@@ -180,48 +183,34 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Tree { doc, depth } => {
-            let store = Location::of(&config, &cli.index)?.open()?;
-            let id = navigate::resolve_doc(store.as_ref(), &doc)?;
-            let stored = store.document(&id)?.context("document vanished")?;
-            let outline = navigate::outline_to(&stored, depth);
+            let outline = navigator(config, &cli.index)?.outline(&doc, depth)?;
             emit(cli.json, &outline, render::tree)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Show { target } => {
-            let store = Location::of(&config, &cli.index)?.open()?;
-            let (stored, node) = navigate::resolve_node(store.as_ref(), &target)?;
-            let section = navigate::section(&stored, node);
+            let (doc, node) = split_target(&target);
+            let section = navigator(config, &cli.index)?.section(doc, node)?;
             emit(cli.json, &section, render::section)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Read { doc, pages } => {
-            let store = Location::of(&config, &cli.index)?.open()?;
-            let id = navigate::resolve_doc(store.as_ref(), &doc)?;
-            let stored =
-                store.document(&id)?.ok_or_else(|| anyhow::anyhow!("document {id} is not in the index"))?;
-            let (first, last) = parse_page_range(&pages).map_err(|_| {
-                anyhow::anyhow!("--pages {pages:?}: give a page (12) or a range (5-7) of page numbers from 1")
-            })?;
-            let read = navigate::pages(&stored, first, last)?;
+            let read = navigator(config, &cli.index)?.read_pages(&doc, &pages).context("--pages")?;
             emit(cli.json, &read, render::pages)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Define { term } => {
-            let store = Location::of(&config, &cli.index)?.open()?;
-            let defs = navigate::define(store.as_ref(), &term)?;
+            let defs = navigator(config, &cli.index)?.define(&term, None)?;
             emit(cli.json, &defs, |defs| render::define(&term, defs))?;
             Ok(if defs.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
         }
         Command::Refs { target } => {
-            let store = Location::of(&config, &cli.index)?.open()?;
-            let (stored, node) = navigate::resolve_node(store.as_ref(), &target)?;
-            let refs = navigate::refs(&stored, node);
+            let (doc, node) = split_target(&target);
+            let refs = navigator(config, &cli.index)?.references(doc, node)?;
             emit(cli.json, &refs, render::refs)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Docs => {
-            let store = Location::of(&config, &cli.index)?.open()?;
-            let docs = store.documents()?;
+            let docs = navigator(config, &cli.index)?.documents()?;
             emit(cli.json, &docs, |docs| render::docs(docs))?;
             Ok(ExitCode::SUCCESS)
         }
@@ -246,7 +235,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Mcp => {
             // No ingest over MCP: a mistyped --index is an error, not a new empty index.
-            let open = OpenOptions { model: cli.model.clone(), dense: true, create: false };
+            let open = OpenOptions { model: cli.model.clone(), dense: true, ..OpenOptions::default() };
             let engine = std::sync::Arc::new(Engine::open(config, &cli.index, &open)?);
             strata_serve::run_stdio(engine)?;
             Ok(ExitCode::SUCCESS)

@@ -1,7 +1,7 @@
 //! Human-readable output. JSON output is the serde form of the same library types.
 
 use strata_index::DocSummary;
-use strata_search::navigate::{self, CitedDefinition, OutlineNode, Refs, Section};
+use strata_search::navigate::{self, CitedDefinition, Outline, OutlineNode, Refs, Section};
 use strata_search::{SearchResponse, Unit};
 
 use strata_engine::ingest::Summary;
@@ -168,9 +168,9 @@ pub fn estimate(e: &strata_engine::estimate::Estimate) {
     println!("(an estimate: input counted with the index tokenizer, output at most max_tokens per call)");
 }
 
-pub fn tree(root: &OutlineNode) {
+pub fn tree(outline: &Outline) {
     // Iterative, so that deep outlines print without recursion.
-    let mut stack = vec![(root, 0usize)];
+    let mut stack: Vec<(&OutlineNode, usize)> = vec![(&outline.root, 0usize)];
     while let Some((n, depth)) = stack.pop() {
         println!("{}{}  {}  [{}]", "  ".repeat(depth.min(40)), n.id, n.title, n.pages);
         for c in n.children.iter().rev() {

@@ -211,7 +211,7 @@ fn section_vectors_feed_the_dense_section_leg() {
     let hits = r["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
     assert!(hits.iter().all(|h| h["section_rank"].as_u64().is_some()));
-    assert!(r["timings"]["sections"].as_f64().is_some());
+    assert!(r["timings"]["hierarchy"].as_f64().is_some());
     let best = &hits[0]["highlights"][0];
     assert!(best["text"].as_str().unwrap().to_lowercase().contains("backup"), "{best:#}");
     let score = best["score"].as_f64().unwrap();

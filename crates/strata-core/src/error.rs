@@ -51,6 +51,17 @@ pub enum Error {
     /// A bug or an unexpected state in strata itself.
     #[error("internal error: {0}")]
     Internal(String),
+    /// What strata was doing when another error happened; the message keeps both
+    /// (`loading embedding model all-MiniLM-L6-v2: …`), and [`Error::root`] finds whose fault
+    /// it was.
+    #[error("{context}: {source}")]
+    Context {
+        /// What strata was doing.
+        context: String,
+        /// What went wrong.
+        #[source]
+        source: Box<Error>,
+    },
 }
 
 impl Error {
@@ -73,7 +84,52 @@ impl Error {
     pub fn read(path: impl Into<PathBuf>, reason: impl Into<String>) -> Error {
         Error::Read { path: path.into(), reason: reason.into() }
     }
+
+    /// The error with what strata was doing when it happened.
+    pub fn context(self, context: impl Into<String>) -> Error {
+        Error::Context { context: context.into(), source: Box::new(self) }
+    }
+
+    /// The error under any [`Error::Context`] layers: its kind says whose fault it was.
+    pub fn root(&self) -> &Error {
+        let mut e = self;
+        while let Error::Context { source, .. } = e {
+            e = source;
+        }
+        e
+    }
+}
+
+/// Context for the errors of a [`Result`], as `anyhow` gives in binaries.
+pub trait ResultExt<T> {
+    /// Adds what strata was doing to the error.
+    fn context(self, context: impl Into<String>) -> Result<T>;
+    /// Adds what strata was doing to the error, computed only when there is one.
+    fn with_context<C: Into<String>>(self, context: impl FnOnce() -> C) -> Result<T>;
+}
+
+impl<T, E: Into<Error>> ResultExt<T> for std::result::Result<T, E> {
+    fn context(self, context: impl Into<String>) -> Result<T> {
+        self.map_err(|e| e.into().context(context))
+    }
+
+    fn with_context<C: Into<String>>(self, context: impl FnOnce() -> C) -> Result<T> {
+        self.map_err(|e| e.into().context(context()))
+    }
 }
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_keeps_the_message_and_the_root_kind() {
+        let r: Result<()> = Err(Error::user("k must be between 1 and 100, got 0"));
+        let e = r.context("searching").with_context(|| "answering /v1/search").unwrap_err();
+        assert_eq!(e.to_string(), "answering /v1/search: searching: k must be between 1 and 100, got 0");
+        assert!(matches!(e.root(), Error::User(_)));
+    }
+}

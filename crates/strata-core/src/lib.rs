@@ -37,7 +37,7 @@ pub use chunk::{Chunk, ChunkKind};
 pub use config::Config;
 pub use definition::{normalize_term, Definition, Reference};
 pub use document::{Block, BlockKind, DocId, Document, Format, Page, Source};
-pub use error::{Error, Result};
+pub use error::{Error, Result, ResultExt};
 pub use profile::{section_profiles, SectionProfile, LEAD_WORDS};
 pub use record::{ChunkVectors, DocumentRecord, SectionVectors};
 pub use span::{PageRange, Span};

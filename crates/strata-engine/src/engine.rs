@@ -11,11 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
-use anyhow::{Context, Result};
-use strata_core::{Config, DocId};
+use strata_core::{Config, DocId, Result, ResultExt};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
 use strata_index::StoreRead;
+use strata_ingest::pipeline::Pipeline;
 use strata_ingest::tokenize::Tokenizer;
 use strata_search::{navigate, SearchResponse, Searcher};
 
@@ -33,6 +33,9 @@ pub struct OpenOptions {
     /// Create an empty index when the folder has none, and load the embedder ingest needs
     /// (a server that starts before its first document).
     pub create: bool,
+    /// Navigation only (outline, sections, pages, references, definitions): no tokenizer
+    /// or reranker is loaded, so searches assemble no context and are not reranked.
+    pub navigate_only: bool,
 }
 
 /// One commit of the index, as readers see it.
@@ -45,7 +48,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    fn open(location: &Location, generation: u64) -> strata_core::Result<Snapshot> {
+    fn open(location: &Location, generation: u64) -> Result<Snapshot> {
         // Read before opening: a commit landing in between is seen by the next refresh.
         let stamp = location.stamp();
         let store = location.open()?;
@@ -101,21 +104,25 @@ impl Engine {
             tracing::info!("{note}");
         }
         if manifest.is_none() && options.create {
-            // An ingest of nothing creates the index with the settings a first ingest would.
-            ingest::run(&ingest_config, &location, &[], false, false, embedder.as_deref(), &|| {})
+            // An empty index with the settings a first ingest would give it.
+            Pipeline::new(&ingest_config)
+                .and_then(|pipeline| ingest::open_for_ingest(&ingest_config, &location, &pipeline))
                 .with_context(|| format!("creating an index in {}", location.describe()))?;
         }
         let snapshot = Snapshot::open(&location, 0)?;
-        let tokenizer =
-            match models::tokenizer_for_index(&config, snapshot.store.manifest(), embedder.as_deref(), model)
-            {
+        let (tokenizer, reranker) = if options.navigate_only {
+            (None, None)
+        } else {
+            let manifest = snapshot.store.manifest();
+            let tokenizer = match models::tokenizer_for_index(&config, manifest, embedder.as_deref(), model) {
                 Ok(tokenizer) => Some(tokenizer),
                 Err(why) => {
                     tracing::warn!("no context block: {why:#}");
                     None
                 }
             };
-        let reranker = strata_providers::choose::reranker(&config.rerank)?;
+            (tokenizer, strata_providers::choose::reranker(&config.rerank)?)
+        };
         Ok(Engine {
             config,
             ingest_config,
@@ -162,7 +169,7 @@ impl Engine {
     }
 
     /// Publishes the index's last commit to readers (after an ingest by another process).
-    pub fn reload(&self) -> strata_core::Result<()> {
+    pub fn reload(&self) -> Result<()> {
         // Opened under the lock: whichever reload runs last opens the latest commit.
         let _reloading = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
         let generation = self.snapshot().generation + 1;
@@ -174,7 +181,7 @@ impl Engine {
     /// Publishes the last commit when another process (a `strata ingest`) committed since
     /// the current snapshot was opened; true when it did. A server calls this every few
     /// seconds.
-    pub fn refresh(&self) -> strata_core::Result<bool> {
+    pub fn refresh(&self) -> Result<bool> {
         // While this engine writes, its own commits publish themselves.
         let Ok(_writer) = self.writer.try_lock() else { return Ok(false) };
         let current = self.snapshot();
@@ -192,7 +199,7 @@ impl Engine {
     }
 
     /// Runs a search on the last commit.
-    pub fn search(&self, options: &SearchOptions) -> strata_core::Result<SearchResponse> {
+    pub fn search(&self, options: &SearchOptions) -> Result<SearchResponse> {
         let snapshot = self.snapshot();
         let store = snapshot.store();
         let request = options.request(&self.config, store)?;
@@ -208,22 +215,6 @@ impl Engine {
             searcher = searcher.with_tokenizer(tokenizer.clone())?;
         }
         searcher.search(&request)
-    }
-
-    /// The definitions of `term` on the last commit, in one document (id or part of its path)
-    /// when `doc` is given.
-    pub fn define(
-        &self,
-        term: &str,
-        doc: Option<&str>,
-    ) -> strata_core::Result<Vec<navigate::CitedDefinition>> {
-        let snapshot = self.snapshot();
-        let mut found = navigate::define(snapshot.store(), term)?;
-        if let Some(doc) = doc.filter(|d| !d.is_empty()) {
-            let id = navigate::resolve_doc(snapshot.store(), doc)?;
-            found.retain(|d| d.definition.doc == id);
-        }
-        Ok(found)
     }
 
     /// Ingests files, folders and globs (one writer at a time); readers see each commit as
@@ -243,7 +234,7 @@ impl Engine {
     }
 
     /// Removes a document (id or part of its path) and everything derived from it.
-    pub fn remove(&self, doc: &str) -> strata_core::Result<DocId> {
+    pub fn remove(&self, doc: &str) -> Result<DocId> {
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         let removed = remove(&self.location, doc);
         if removed.is_ok() {
@@ -254,7 +245,7 @@ impl Engine {
 }
 
 /// Removes a document (id or part of its path) from the index at `location` and commits.
-pub fn remove(location: &Location, doc: &str) -> strata_core::Result<DocId> {
+pub fn remove(location: &Location, doc: &str) -> Result<DocId> {
     // Open for writing with the index's own settings; an absent index is the same clear error
     // as for reading.
     let manifest = match location.manifest()? {

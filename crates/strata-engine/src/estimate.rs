@@ -4,9 +4,8 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use serde::Serialize;
-use strata_core::Config;
+use strata_core::{Config, Error, Result, ResultExt};
 use strata_ingest::context::{self, Usage};
 use strata_ingest::pipeline::Pipeline;
 
@@ -43,7 +42,9 @@ pub fn estimate(config: &Config, index: &Path, inputs: &[String]) -> Result<Esti
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
     let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
     let Some(contextualizer) = chosen.get() else {
-        anyhow::bail!("--dry-run estimates what a language model's contexts cost; [context] kind is none");
+        return Err(Error::user(
+            "--dry-run estimates what a language model's contexts cost; [context] kind is none",
+        ));
     };
     // An index that does not exist yet has no cache; the dry run never creates one.
     let location = crate::Location::of(config, index)?;

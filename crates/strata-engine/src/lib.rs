@@ -8,7 +8,9 @@
 //!   so readers never see a half-written document.
 //! - [`SearchOptions`] are the options of `strata search` as data, the same for the CLI
 //!   flags, the JSON of `POST /v1/search` and the MCP `search` tool.
-//! - [`ingest`] is the parallel ingest loop; [`estimate`] predicts what a language model's
+//! - [`record`] is the per-document step after enrich (context → embed → record) that every
+//!   ingest runs: this crate's, eval's and the latency bench's; [`ingest`] is the parallel
+//!   ingest loop; [`estimate`] predicts what a language model's
 //!   contexts would cost; [`models`] picks the embedder and tokenizer an index needs.
 
 mod engine;
@@ -16,8 +18,10 @@ pub mod estimate;
 pub mod ingest;
 mod location;
 pub mod models;
+mod navigate;
 mod options;
+pub mod record;
 
 pub use engine::{remove, Engine, OpenOptions, Snapshot};
 pub use location::Location;
-pub use options::{parse_page_range, SearchOptions};
+pub use options::SearchOptions;

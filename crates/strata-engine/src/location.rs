@@ -129,6 +129,25 @@ impl Location {
         })
     }
 
+    /// Drops what an index keeps outside its folder: PostgreSQL's strata tables, Milvus's
+    /// collections (eval, which builds each index anew). An embedded index has nothing there.
+    pub fn destroy(&self) -> Result<()> {
+        match self {
+            Location::Embedded(_) => Ok(()),
+            Location::Postgres(options) => PgStore::destroy(options),
+            Location::Milvus(dir, options) => MilvusStore::destroy(dir, options),
+        }
+    }
+
+    /// The index's size: its folder's (a Milvus-backed index counts its folder only: the
+    /// vectors' size is the engine's), or PostgreSQL's tables.
+    pub fn size_on_disk(&self) -> Result<u64> {
+        match self {
+            Location::Embedded(dir) | Location::Milvus(dir, _) => Ok(EmbeddedStore::open(dir)?.size_on_disk()),
+            Location::Postgres(options) => PgStore::open(options.clone())?.size_on_disk(),
+        }
+    }
+
     /// What identifies the last commit without opening the index (the embedded store's
     /// `meta.json`, also for Milvus, whose generation it publishes; PostgreSQL's commit
     /// counter), so that a server notices another process's

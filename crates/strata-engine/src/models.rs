@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
-use strata_core::Config;
+use strata_core::{Config, Error, Result, ResultExt};
 use strata_embed::Embedder;
 use strata_index::Manifest;
 use strata_ingest::tokenize::{Cl100k, HfTokenizer, Tokenizer};
@@ -69,5 +68,7 @@ pub fn tokenizer_for_index(
             }
         }
     }
-    bail!("the index counts tokens with {wanted}, which was not found; set [tokenizer] model to its tokenizer.json")
+    Err(Error::user(format!(
+        "the index counts tokens with {wanted}, which was not found; set [tokenizer] model to its tokenizer.json"
+    )))
 }

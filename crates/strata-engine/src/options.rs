@@ -97,11 +97,10 @@ impl SearchOptions {
             })?);
         }
         if let Some(range) = &self.page_range {
-            filter.pages = Some(parse_page_range(range).map_err(|_| {
-                Error::user(format!(
-                    "--page-range (page_range) {range:?}: give a page (12) or a range (5-7) of page numbers from 1"
-                ))
-            })?);
+            filter.pages = Some(
+                strata_search::navigate::parse_page_range(range)
+                    .map_err(|e| Error::user(format!("--page-range (page_range): {e}")))?,
+            );
         }
         let mut request = SearchRequest::new(self.query.clone(), mode, k).with_filter(filter);
         request.expand = Expand::from_config(&config.search);
@@ -129,33 +128,9 @@ impl SearchOptions {
     }
 }
 
-/// `12` or `5-7` (also `5–7`) as an inclusive range of physical pages from 1.
-pub fn parse_page_range(s: &str) -> Result<(u32, u32)> {
-    let bad = || Error::user(format!("{s:?}: give a page (12) or a range (5-7) of page numbers from 1"));
-    let (a, b) = match s.split_once(['-', '–']) {
-        Some((a, b)) => (a.trim(), b.trim()),
-        None => (s.trim(), s.trim()),
-    };
-    let (first, last): (u32, u32) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
-    if first == 0 || last < first {
-        return Err(bad());
-    }
-    Ok((first, last))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn page_ranges() {
-        assert_eq!(parse_page_range("12").unwrap(), (12, 12));
-        assert_eq!(parse_page_range("5-7").unwrap(), (5, 7));
-        assert_eq!(parse_page_range(" 5 – 7 ").unwrap(), (5, 7));
-        for bad in ["0", "7-5", "x", "", "3-"] {
-            assert!(parse_page_range(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn unknown_fields_are_refused() {

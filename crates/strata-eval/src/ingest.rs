@@ -7,13 +7,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
-use strata_core::{ChunkVectors, Config, DocId, Document, Error, Result, Source, Span};
+use strata_core::{Config, DocId, Document, Error, Result, Source, Span};
 use strata_embed::Embedder;
-use strata_index::{EmbeddedStore, Manifest, StoreWrite};
+use strata_engine::record::{ContextSink, ContextTally, RecordStep};
+use strata_engine::Location;
+use strata_index::{Manifest, StoreWrite};
 use strata_ingest::context;
 use strata_ingest::pipeline::{Ingested, Pipeline};
-use strata_milvus::{MilvusOptions, MilvusStore};
-use strata_postgres::{PgOptions, PgStore};
+use strata_milvus::MilvusOptions;
 
 use crate::align::{Alignment, CharIndex};
 use crate::dataset::{Content, Dataset, DocInput};
@@ -156,23 +157,15 @@ impl context::ContextCache for FileCache {
     }
 }
 
-/// How an ingest's chunks got their contexts from a language model.
+/// How an ingest's chunks got their contexts from a language model (`cached`: from the
+/// cache file).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ContextStats {
     /// The contextualizer (`anthropic:claude-haiku-4-5@1`).
     pub contextualizer: String,
-    /// Chunks whose context came from the cache file.
-    pub cached: usize,
-    /// Chunks the model wrote a context for in this run.
-    pub written: usize,
-    /// Chunks that fell back to their structural context.
-    pub fallbacks: usize,
-    /// Chunks of documents cut to fit the model's window.
-    pub truncated: usize,
-    /// What the provider reported.
-    pub usage: context::Usage,
-    /// Its cost in USD, when the model's price is known.
-    pub cost_usd: Option<f64>,
+    /// What it did, as `strata ingest` counts it.
+    #[serde(flatten)]
+    pub tally: ContextTally,
 }
 
 /// One ingest of the grid.
@@ -259,15 +252,16 @@ pub struct IndexedSet {
     pub stats: IngestStats,
 }
 
-/// Ingests `dataset` with `ingest` into a new store at `dir` (emptied first). `on_doc` is
-/// called after each document.
+/// Ingests `dataset` with `ingest` into a new store at `location` (emptied first; `dir` is
+/// its folder, or the folder beside which a PostgreSQL index keeps its context cache).
+/// `on_doc` is called after each document.
 pub fn ingest(
     dataset: &Dataset,
     ingest: IngestConfig,
     base: &Config,
     embedder: Option<&dyn Embedder>,
     dir: &Path,
-    backend: Backend,
+    location: &Location,
     on_doc: &mut dyn FnMut(&str),
 ) -> Result<IndexedSet> {
     let started = Instant::now();
@@ -275,95 +269,57 @@ pub fn ingest(
     let (config, note) = config_for(base, ingest, embedder);
     let pipeline = Pipeline::new(&config)?;
     empty_index_dir(dir)?;
+    location.destroy()?;
     let manifest = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
-    let (mut store, size): (Box<dyn StoreWrite>, IndexSize) = match backend {
-        Backend::Postgres(options) => {
-            PgStore::destroy(&options)?;
-            let options = PgOptions { ann_threshold: config.dense.ann_threshold, ..options };
-            (Box::new(PgStore::open_or_create(options.clone(), manifest)?), IndexSize::Postgres(options))
-        }
-        Backend::Milvus(options) => {
-            MilvusStore::destroy(dir, &options)?;
-            let store = MilvusStore::open_or_create(dir, &options, manifest)?;
-            (Box::new(store), IndexSize::Folder(dir.to_path_buf()))
-        }
-        Backend::Embedded => {
-            let mut store = EmbeddedStore::open_or_create(dir, manifest)?;
-            store.set_ann_threshold(config.dense.ann_threshold);
-            (Box::new(store), IndexSize::Folder(dir.to_path_buf()))
-        }
-    };
+    let mut store = location.open_or_create(manifest, config.dense.ann_threshold)?;
     let mut stats = IngestStats {
         max_tokens: if ingest.chunking == Chunking::Given { 0 } else { config.chunk.max_tokens },
         note,
         ..IngestStats::default()
     };
-    // Documents whose gold or chunks count positions in their input text.
-    let mut aligned: HashSet<&str> =
-        dataset.documents.iter().filter(|d| d.given_chunks.is_some()).map(|d| d.name.as_str()).collect();
-    for q in &dataset.queries {
-        for g in &q.gold {
-            if let crate::dataset::Target::Span { doc, .. } = &g.target {
-                aligned.insert(doc);
-            }
-        }
-    }
-    let model_contexts = matches!(ingest.context, ContextMode::Anthropic | ContextMode::OpenAi);
-    let chosen = if model_contexts {
-        let context_config = strata_core::config::ContextConfig {
-            kind: ingest.context.label().to_string(),
-            llm: config.context.llm.clone(),
-        };
-        strata_providers::choose::contextualizer(&context_config, pipeline.tokenizer().clone())?
-    } else {
-        strata_providers::choose::Chosen::None
-    };
-    let mut cache = match (model_contexts, dir.parent()) {
-        (true, Some(parent)) => Some(FileCache::open(parent.join(CONTEXT_CACHE_FILE))?),
+    let aligned = aligned_documents(dataset);
+    let context_config =
+        strata_core::config::ContextConfig { kind: ingest.context.label().to_string(), llm: config.context.llm.clone() };
+    let chosen = strata_providers::choose::contextualizer(&context_config, pipeline.tokenizer().clone())?;
+    let mut cache = match (chosen.llm(), dir.parent()) {
+        (Some(_), Some(parent)) => Some(FileCache::open(parent.join(CONTEXT_CACHE_FILE))?),
         _ => None,
     };
-    if let Some(llm) = chosen.llm() {
-        use strata_ingest::context::Contextualizer;
-        stats.contexts =
-            Some(ContextStats { contextualizer: llm.id().to_string(), ..ContextStats::default() });
-    }
+    let mut tally = ContextTally::default();
+    let step = RecordStep {
+        contextualizer: chosen.get(),
+        embedder,
+        tokenizer: pipeline.tokenizer().as_ref(),
+        section_vectors: true,
+        embed_slice: None,
+    };
     let mut docs = HashMap::new();
     let mut names = HashMap::new();
     let mut ids: HashSet<DocId> = HashSet::new();
     let mut tokens = 0u64;
     for (n, input) in dataset.documents.iter().enumerate() {
-        match read_one(&pipeline, dataset, input, ingest, aligned.contains(input.name.as_str()), &mut ids) {
-            Ok((mut record, view)) => {
-                if ingest.context == ContextMode::Structural {
-                    context::add_structural(&record.document, &mut record.chunks);
-                }
-                if let (Some(contextualizer), Some(cache), Some(tally)) =
-                    (chosen.get(), cache.as_mut(), stats.contexts.as_mut())
-                {
-                    let situation =
-                        context::situate(contextualizer, cache, &record.document, &mut record.chunks)?;
-                    cache.append(&situation.to_cache)?;
-                    tally.cached += situation.cached;
-                    tally.written += situation.written;
-                    tally.fallbacks += situation.fallbacks;
-                    tally.truncated += situation.truncated;
-                }
-                if let Some(embedder) = embedder {
-                    let at = Instant::now();
-                    let (vectors, truncated) = embed(embedder, pipeline.tokenizer().as_ref(), &record)?;
-                    stats.truncated += truncated;
-                    record.vectors = Some(vectors);
-                    record.section_vectors =
-                        strata_embed::sections::embed_sections(embedder, &record.document)?;
-                    stats.embed_seconds += at.elapsed().as_secs_f64();
-                }
+        let read = read_one(&pipeline, dataset, input, ingest, aligned.contains(input.name.as_str()), &mut ids);
+        let recorded = read.and_then(|(mut record, view)| {
+            let situation = match &cache {
+                Some(cache) => step.situate(cache, &mut record),
+                None => step.situate(&context::NoCache, &mut record),
+            };
+            let mut keep = |new: &[(String, String)]| cache.as_mut().map_or(Ok(()), |c| c.append(new));
+            let sink = if chosen.llm().is_some() { ContextSink::Other(&mut keep) } else { ContextSink::Store };
+            let recorded = step.finish(&mut record, situation, sink, &mut tally, store.as_mut(), &mut |_, _| {});
+            let recorded = recorded.map_err(|f| Error::user(f.to_string()))?;
+            Ok((record, view, recorded))
+        });
+        match recorded {
+            Ok((record, view, recorded)) => {
+                stats.truncated += recorded.truncated;
+                stats.embed_seconds += recorded.embed_seconds;
                 stats.documents += 1;
                 stats.chunks += record.chunks.len();
                 tokens += record.chunks.iter().map(|c| u64::from(c.tokens)).sum::<u64>();
                 if aligned.contains(input.name.as_str()) && !view.align.is_identity() {
                     stats.realigned.push((input.name.clone(), view.align.coverage()));
                 }
-                store.put(&record)?;
                 names.insert(view.id.clone(), input.name.clone());
                 docs.insert(input.name.clone(), view);
             }
@@ -375,62 +331,51 @@ pub fn ingest(
         on_doc(&input.name);
     }
     store.commit()?;
-    if let (Some(llm), Some(tally)) = (chosen.llm(), stats.contexts.as_mut()) {
-        tally.usage = llm.usage();
-        tally.cost_usd = llm.client().price().map(|p| strata_providers::cost::cost(&tally.usage, &p));
+    if let Some(llm) = chosen.llm() {
+        use strata_ingest::context::Contextualizer;
+        tally.finish(llm);
+        stats.contexts = Some(ContextStats { contextualizer: llm.id().to_string(), tally });
     }
     stats.seconds = started.elapsed().as_secs_f64();
     stats.mean_chunk_tokens = if stats.chunks == 0 { 0.0 } else { tokens as f64 / stats.chunks as f64 };
-    stats.index_bytes = size.bytes()?;
+    stats.index_bytes = location.size_on_disk()?;
     stats.peak_rss_bytes = memory::peak_rss();
     Ok(IndexedSet { config: ingest, store, docs, names, stats })
 }
 
-/// Where an eval run builds its indexes.
-pub enum Backend {
-    /// The embedded store, in the index folder.
-    Embedded,
-    /// PostgreSQL (its strata tables are dropped first).
-    Postgres(PgOptions),
-    /// Vectors in Milvus, in collections of the ingest's own name (dropped first).
-    Milvus(MilvusOptions),
-}
-
-impl Backend {
-    /// The backend of `grid` for the ingest labelled `label`.
-    pub fn of(grid: &crate::Grid, label: &str) -> Backend {
-        if let Some(options) = &grid.postgres {
-            return Backend::Postgres(options.clone());
-        }
-        match &grid.milvus {
-            Some(options) => {
-                // Labels that differ only in punctuation get names of their own.
-                let name: String =
-                    label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-                let hash = label
-                    .bytes()
-                    .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
-                let collection = Some(format!("strata_eval_{name}_{:08x}", hash as u32));
-                Backend::Milvus(MilvusOptions { collection, ..options.clone() })
+/// Documents whose gold or chunks count positions in their input text.
+fn aligned_documents(dataset: &Dataset) -> HashSet<&str> {
+    let mut aligned: HashSet<&str> =
+        dataset.documents.iter().filter(|d| d.given_chunks.is_some()).map(|d| d.name.as_str()).collect();
+    for q in &dataset.queries {
+        for g in &q.gold {
+            if let crate::dataset::Target::Span { doc, .. } = &g.target {
+                aligned.insert(doc);
             }
-            None => Backend::Embedded,
         }
     }
+    aligned
 }
 
-/// How to measure the index's size once it is built. A Milvus-backed index counts its folder
-/// only: the vectors' size is the engine's.
-enum IndexSize {
-    Folder(std::path::PathBuf),
-    Postgres(PgOptions),
-}
-
-impl IndexSize {
-    fn bytes(&self) -> Result<u64> {
-        match self {
-            IndexSize::Folder(dir) => Ok(EmbeddedStore::open(dir)?.size_on_disk()),
-            IndexSize::Postgres(options) => PgStore::open(options.clone())?.size_on_disk(),
+/// Where an eval run builds the index of the ingest labelled `label`: the embedded store in
+/// `dir`, PostgreSQL (its strata tables are dropped first), or vectors in Milvus, in
+/// collections of the ingest's own name (dropped first).
+pub fn location(grid: &crate::Grid, label: &str, dir: &Path) -> Location {
+    if let Some(options) = &grid.postgres {
+        return Location::Postgres(options.clone());
+    }
+    match &grid.milvus {
+        Some(options) => {
+            // Labels that differ only in punctuation get names of their own.
+            let name: String =
+                label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            let hash = label
+                .bytes()
+                .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+            let collection = Some(format!("strata_eval_{name}_{:08x}", hash as u32));
+            Location::Milvus(dir.to_path_buf(), MilvusOptions { collection, ..options.clone() })
         }
+        None => Location::Embedded(dir.to_path_buf()),
     }
 }
 
@@ -556,26 +501,4 @@ impl IndexedSet {
     pub fn has_vectors(&self) -> bool {
         self.store.manifest().dense.is_some()
     }
-}
-
-/// Embeds a document's chunks as the legs index them; returns the vectors and how many
-/// chunks the model truncated.
-fn embed(
-    embedder: &dyn Embedder,
-    tokenizer: &dyn strata_ingest::tokenize::Tokenizer,
-    record: &Ingested,
-) -> Result<(ChunkVectors, usize)> {
-    let info = embedder.info();
-    let texts: Vec<std::borrow::Cow<'_, str>> = record
-        .chunks
-        .iter()
-        .map(|c| context::embedded_text(c, &record.document.text, tokenizer, info.max_seq_len))
-        .collect();
-    let refs: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
-    let vectors = embedder.embed_passages(&refs)?;
-    let truncated = vectors.truncated().len();
-    Ok((
-        ChunkVectors { model: info.model_id.clone(), dim: info.dim, values: vectors.as_slice().to_vec() },
-        truncated,
-    ))
 }

@@ -145,7 +145,7 @@ fn tables(report: &Report) -> Vec<Table> {
         tables.push(Table { title: "Sections, pages and spans".into(), header, rows });
     }
 
-    let stages = ["total", "plan", "embed", "dense", "keyword", "exact", "fuse", "sections", "fetch"];
+    let stages = ["total", "plan", "embed", "dense", "keyword", "exact", "fuse", "hierarchy", "fetch"];
     let mut header = vec!["chunking".to_string(), "strategy".to_string()];
     header.extend(["total p50", "total p95", "total p99"].map(String::from));
     header.extend(stages[1..].iter().map(|s| format!("{s} p50")));

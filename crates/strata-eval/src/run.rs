@@ -200,15 +200,11 @@ pub fn run(
     for &ingest_config in &grid.ingests {
         let label = ingest_config.label();
         progress.phase(&format!("ingest {label}"), dataset.documents.len() as u64);
-        let set = ingest::ingest(
-            dataset,
-            ingest_config,
-            config,
-            embedder,
-            &grid.index_dir.join(&label),
-            crate::ingest::Backend::of(grid, &label),
-            &mut |name| progress.step(name),
-        )?;
+        let dir = grid.index_dir.join(&label);
+        let location = ingest::location(grid, &label, &dir);
+        let set = ingest::ingest(dataset, ingest_config, config, embedder, &dir, &location, &mut |name| {
+            progress.step(name)
+        })?;
         if let Some(note) = &set.stats.note {
             report.notes.push(format!("ingest {label}: {note}"));
         }
@@ -216,12 +212,12 @@ pub fn run(
             report.notes.push(format!(
                 "ingest {label}: contexts by {}: {} written, {} from {}, {} structural fallbacks, {} chunks of cut documents; {}",
                 c.contextualizer,
-                c.written,
-                c.cached,
+                c.tally.written,
+                c.tally.cached,
                 crate::ingest::CONTEXT_CACHE_FILE,
-                c.fallbacks,
-                c.truncated,
-                strata_providers::cost::describe(&c.usage, c.cost_usd)
+                c.tally.fallbacks,
+                c.tally.truncated,
+                strata_providers::cost::describe(&c.tally.usage, c.tally.cost_usd)
             ));
         }
         if !set.stats.failed.is_empty() {

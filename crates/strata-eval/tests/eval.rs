@@ -151,7 +151,7 @@ fn strategies_that_cannot_run_are_reported_not_fatal() {
     assert!(refused[0].1.contains("no vectors"), "{}", refused[0].1);
     // Hierarchical runs on the lexical legs alone; keyword too.
     assert!(report.rows[1..].iter().all(|r| r.refused.is_none() && r.scored == 4));
-    assert!(report.rows[1].latency_ms.contains_key("sections"));
+    assert!(report.rows[1].latency_ms.contains_key("hierarchy"));
     let md = strata_eval::report::markdown(&report);
     assert!(md.contains("dense · auto: not run"), "{md}");
 }
@@ -185,7 +185,7 @@ fn structural_context_is_an_ingest_of_its_own() {
         &Config::default(),
         None,
         &tmp.path().join("s"),
-        strata_eval::ingest::Backend::Embedded,
+        &strata_engine::Location::Embedded(tmp.path().join("s")),
         &mut |_| {},
     )
     .unwrap();

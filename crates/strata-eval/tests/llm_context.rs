@@ -69,9 +69,10 @@ fn model_contexts_are_indexed_counted_and_kept_between_runs() {
     .unwrap();
 
     let first = run(dir.path(), "index", &server.url);
-    let stats = first.ingests["32+anthropic"].contexts.clone().unwrap();
+    let contexts = first.ingests["32+anthropic"].contexts.clone().unwrap();
+    let stats = &contexts.tally;
     let chunks = first.ingests["32+anthropic"].chunks;
-    assert_eq!(stats.contextualizer, "anthropic:claude-haiku-4-5@1");
+    assert_eq!(contexts.contextualizer, "anthropic:claude-haiku-4-5@1");
     assert_eq!((stats.written, stats.cached, stats.fallbacks), (chunks, 0, 0), "{stats:?}");
     assert_eq!(stats.usage.calls as usize, chunks);
     assert_eq!(server.count(), chunks);
@@ -80,7 +81,7 @@ fn model_contexts_are_indexed_counted_and_kept_between_runs() {
     assert!(dir.path().join("index").join(strata_eval::ingest::CONTEXT_CACHE_FILE).is_file());
 
     let second = run(dir.path(), "index", &server.url);
-    let again = second.ingests["32+anthropic"].contexts.clone().unwrap();
+    let again = second.ingests["32+anthropic"].contexts.clone().unwrap().tally;
     assert_eq!((again.written, again.cached, again.usage.calls), (0, chunks, 0), "{again:?}");
     assert_eq!(server.count(), chunks, "a second run calls nothing");
     assert_eq!(second.rows[0].metrics, first.rows[0].metrics);

@@ -29,10 +29,12 @@
 //! index's tokenizer, recounted after packing, so it is exact; packing never exceeds the
 //! budget.
 
+use strata_core::Result;
 use strata_ingest::tokenize::Tokenizer;
 
+use crate::expand::Docs;
 use crate::request::Order;
-use crate::response::Context;
+use crate::response::{Context, SearchResponse};
 
 /// A hit is cut to fit only when at least this many tokens of the budget are left.
 pub const MIN_PARTIAL_TOKENS: usize = 48;
@@ -146,6 +148,64 @@ pub fn assemble(blocks: &[Block], budget: usize, order: Order, tokenizer: &dyn T
         }
         picked.pop();
     }
+}
+
+/// The context's blocks in importance order: hits by rank, each followed by the definitions
+/// it uses (those the query names right after the first hit), then the references.
+pub fn blocks(docs: &mut Docs<'_>, r: &SearchResponse) -> Result<Vec<Block>> {
+    let mut label = |doc: &str, pages: strata_core::PageRange| -> Result<(String, String)> {
+        Ok(match docs.meta(doc)? {
+            Some(m) => (m.document.page_label(pages.first), m.document.page_label(pages.last)),
+            None => (pages.first.to_string(), pages.last.to_string()),
+        })
+    };
+    let mut defs: Vec<Block> = Vec::new();
+    for (i, d) in r.definitions.iter().enumerate() {
+        let (a, b) = label(&d.doc_id, d.pages)?;
+        let citation = citation(&d.doc_title, &d.heading_path, (&a, &b));
+        defs.push(Block {
+            item: Item::Definition(i),
+            group: d.doc_title.clone(),
+            position: (d.doc_id.clone(), d.span.start),
+            citation,
+            text: format!("{}: {}", d.term, d.text),
+        });
+    }
+    let mut out = Vec::new();
+    let mut placed = vec![false; defs.len()];
+    for (i, h) in r.hits.iter().enumerate() {
+        let (a, b) = label(&h.doc_id, h.pages)?;
+        out.push(Block {
+            item: Item::Hit(i),
+            group: h.doc_title.clone(),
+            position: (h.doc_id.clone(), h.span.start),
+            citation: citation(&h.doc_title, &h.heading_path, (&a, &b)),
+            text: h.text.clone(),
+        });
+        for (j, d) in r.definitions.iter().enumerate() {
+            let due = (i == 0 && d.in_query) || d.used_by.contains(&h.chunk_id);
+            if due && !placed[j] {
+                placed[j] = true;
+                out.push(defs[j].clone());
+            }
+        }
+    }
+    out.extend(defs.iter().zip(&placed).filter(|(_, p)| !**p).map(|(d, _)| d.clone()));
+    for (i, x) in r.references.iter().enumerate() {
+        let (a, b) = label(&x.doc_id, x.pages)?;
+        out.push(Block {
+            item: Item::Reference(i),
+            group: x.doc_title.clone(),
+            position: (x.doc_id.clone(), x.span.start),
+            citation: format!(
+                "{} (referred to as {:?})",
+                citation(&x.doc_title, &x.heading_path, (&a, &b)),
+                x.raw
+            ),
+            text: x.text.clone(),
+        });
+    }
+    Ok(out)
 }
 
 /// `text` cut to at most `tokens` tokens, at a word boundary, with `…` appended; `None`

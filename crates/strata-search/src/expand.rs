@@ -25,12 +25,56 @@ use strata_core::{DocId, NodeId, Result, Span};
 use strata_index::{Filter, StoreRead, StoredChunk, StoredDocument};
 
 use crate::plan::Plan;
+use crate::request::SearchRequest;
 use crate::response::{AttachedDefinition, AttachedReference, SearchHit, Unit};
 
 /// Most distinct terms of the hits looked up for definitions (query terms always are).
 pub const MAX_HIT_TERMS: usize = 24;
 /// Most referenced sections attached.
 pub const MAX_REFERENCES: usize = 10;
+
+/// What the expand stage hands on.
+pub struct Expanded {
+    /// The hits, merged, widened to pages and deduplicated, at most k.
+    pub hits: Vec<SearchHit>,
+    /// The definitions of the terms the query names and the hits use.
+    pub definitions: Vec<AttachedDefinition>,
+    /// The sections the hits refer to.
+    pub references: Vec<AttachedReference>,
+}
+
+/// The expand stage (see the module doc): `hits` expanded as `req.expand` asks, places that
+/// merging and dedupe free filled from `reserve`.
+pub fn expand(
+    store: &dyn StoreRead,
+    docs: &mut Docs<'_>,
+    hits: Vec<SearchHit>,
+    reserve: Vec<SearchHit>,
+    req: &SearchRequest,
+    plan: &Plan,
+) -> Result<Expanded> {
+    let x = &req.expand;
+    let mut hits = auto_merge(store, hits, x.auto_merge, &req.filter)?;
+    if let Some(around) = x.pages {
+        hits = whole_pages(docs, hits, around, &req.filter)?;
+    }
+    hits = dedupe(docs, hits)?;
+    for next in reserve {
+        if hits.len() >= req.k {
+            break;
+        }
+        let mut more = vec![next];
+        if let Some(around) = x.pages {
+            more = whole_pages(docs, more, around, &req.filter)?;
+        }
+        hits.extend(more);
+        hits = dedupe(docs, hits)?;
+    }
+    let definitions =
+        if x.definitions { definitions(store, docs, plan, &hits, &req.filter)? } else { Vec::new() };
+    let references = if x.references { references(store, docs, &hits, &req.filter)? } else { Vec::new() };
+    Ok(Expanded { hits, definitions, references })
+}
 
 /// The documents a search touches, loaded once each: metadata (tree, pages, definitions,
 /// references) for citations, the text only when a page range needs it.

@@ -162,6 +162,25 @@ pub fn fusion(name: &str, rrf_k: f64) -> Box<dyn Fusion + Send + Sync> {
     }
 }
 
+/// Moves the exact identifier hits to the front, in their exact-leg order, so that a query
+/// naming a section returns that section first whatever BM25 thinks. Only the first `k`
+/// pinned hits move; returns how many did.
+pub fn pin_first(fused: &mut Vec<Fused>, pinned: &[String], k: usize) -> usize {
+    if pinned.is_empty() {
+        return 0;
+    }
+    let mut front = Vec::new();
+    for id in pinned.iter().take(k) {
+        if let Some(i) = fused.iter().position(|f| &f.chunk == id) {
+            front.push(fused.remove(i));
+        }
+    }
+    let count = front.len();
+    front.append(fused);
+    *fused = front;
+    count
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,9 +32,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use strata_core::{DocId, NodeId};
+use strata_core::config::SearchConfig;
+use strata_core::{DocId, NodeId, Result};
+use strata_index::{Filter, StoreRead};
 
+use crate::expand::Docs;
 use crate::fuse::{Fused, RankedList};
+use crate::request::SearchRequest;
+use crate::retrieve::Retrieved;
 
 /// A section: a document and one of its nodes.
 pub type SectionKey = (DocId, NodeId);
@@ -124,6 +129,98 @@ pub fn rank_sections(
     }
     order.extend(ranked);
     order
+}
+
+/// The hierarchy stage: the best sections in rank order, each with its best chunks (the
+/// fused order, rearranged); and each returned chunk's section rank.
+pub fn order(
+    store: &dyn StoreRead,
+    config: &SearchConfig,
+    req: &SearchRequest,
+    retrieved: &Retrieved,
+    fused: Vec<Fused>,
+) -> Result<(Vec<Fused>, HashMap<String, usize>)> {
+    let per_section = config.chunks_per_section;
+    let wanted = config.sections.max(req.k.div_ceil(per_section));
+    let section_of = sections_of(store, &retrieved.lists)?;
+    let ranked =
+        rank_sections(&retrieved.lists, &retrieved.sections, &retrieved.pinned, &section_of, config.rrf_k);
+    let mut taken = vec![false; fused.len()];
+    let mut docs = Docs::new(store);
+    let mut ordered = Vec::new();
+    let mut ranks = HashMap::new();
+    let mut picked = 0usize;
+    // Subtrees already returned: a section inside one is not returned again (its best
+    // chunks were offered to the section above it).
+    let mut returned: Vec<(DocId, NodeId, NodeId)> = Vec::new();
+    // The wanted sections at least, and more while the hits do not reach k; twice k, so
+    // that places freed by merging are filled from the next sections.
+    for section in ranked {
+        if picked >= wanted && ordered.len() >= req.k * 2 {
+            break;
+        }
+        let (doc, node) = &section.key;
+        if returned.iter().any(|(d, first, last)| d == doc && (*first..=*last).contains(node)) {
+            continue;
+        }
+        let Some(meta) = docs.meta(doc.as_str())? else { continue };
+        let last = crate::navigate::last_descendant(&meta.document, *node);
+        let (first, last) = within_filter(&req.filter, doc, *node, last);
+        // Every ranked section has chunk evidence among the fused chunks; a section whose
+        // chunks a better section already took is passed over.
+        let chosen = assign(&fused, &section_of, doc, (first, last), per_section, &mut taken);
+        if chosen.is_empty() {
+            continue;
+        }
+        // The rest of this subtree's chunks stay with it: a section above it, ranked
+        // lower, must not return them as its own (beyond chunks_per_section here).
+        take_subtree(&fused, &section_of, doc, (first, last), &mut taken);
+        returned.push((doc.clone(), first, last));
+        picked += 1;
+        for i in chosen {
+            ranks.insert(fused[i].chunk.clone(), picked);
+            ordered.push(fused[i].clone());
+        }
+    }
+    Ok((ordered, ranks))
+}
+
+/// The section of every chunk the legs found.
+fn sections_of(store: &dyn StoreRead, lists: &[RankedList]) -> Result<HashMap<String, SectionKey>> {
+    let mut ids: Vec<String> = lists.iter().flat_map(|l| l.hits.iter().map(|h| h.chunk.clone())).collect();
+    ids.sort();
+    ids.dedup();
+    Ok(store
+        .chunks(&ids)?
+        .into_iter()
+        .map(|c| (c.chunk.id.clone(), (c.chunk.doc.clone(), c.chunk.node)))
+        .collect())
+}
+
+/// The subtree `node..=last` of `doc`, inside the filter's subtree only (section legs honour
+/// the filter, but an ancestor's subtree may reach outside it).
+fn within_filter(filter: &Filter, doc: &DocId, node: NodeId, last: NodeId) -> (NodeId, NodeId) {
+    match (&filter.doc, filter.nodes) {
+        (Some(d), Some((lo, hi))) if d == doc => (node.max(lo), last.min(hi)),
+        _ => (node, last),
+    }
+}
+
+/// Marks every fused chunk inside the subtree `first..=last` of `doc` as taken.
+fn take_subtree(
+    fused: &[Fused],
+    section_of: &HashMap<String, SectionKey>,
+    doc: &DocId,
+    (first, last): (NodeId, NodeId),
+    taken: &mut [bool],
+) {
+    for (i, f) in fused.iter().enumerate() {
+        if let Some((d, n)) = section_of.get(&f.chunk) {
+            if d == doc && (first..=last).contains(n) {
+                taken[i] = true;
+            }
+        }
+    }
 }
 
 /// Indexes into `fused` of up to `per_section` chunks inside the subtree `first..=last` of

@@ -28,6 +28,22 @@ pub const LEXICAL_TIE_BREAK: f32 = 0.05;
 /// Sentences shorter than this many bytes (list markers, lone numbers) are not highlighted.
 const MIN_SENTENCE_BYTES: usize = 12;
 
+/// The highlight stage: sets the `per_hit` best sentences of each hit, scored densely with
+/// the query vector and embedder in `dense`, when given.
+pub fn highlight_hits(
+    query: &str,
+    hits: &mut [crate::response::SearchHit],
+    per_hit: usize,
+    dense: Option<(&[f32], &dyn Embedder)>,
+) -> Result<()> {
+    let passages: Vec<Passage<'_>> = hits.iter().map(|h| Passage { text: &h.text, start: h.span.start }).collect();
+    let found = highlight(query, &passages, per_hit, dense)?;
+    for (hit, h) in hits.iter_mut().zip(found) {
+        hit.highlights = h;
+    }
+    Ok(())
+}
+
 /// One highlighted sentence.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

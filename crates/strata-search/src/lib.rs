@@ -35,6 +35,7 @@
 
 pub mod assemble;
 pub mod expand;
+pub mod fetch;
 pub mod fuse;
 pub mod hierarchy;
 pub mod highlight;

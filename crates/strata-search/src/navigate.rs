@@ -27,12 +27,24 @@ pub fn resolve_doc(store: &dyn StoreRead, doc: &str) -> Result<DocId> {
     }
 }
 
-/// Parses `DOC#NODE` (NODE an id like `0042`, or a section number like `102` or `4.2.1`).
-pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocument, NodeId)> {
-    let (doc, node) = match target.split_once('#') {
+/// Splits a target `DOC#NODE` (or `DOC` alone) into the document and the node. Every
+/// front-end's `DOC#NODE` is read here.
+pub fn split_target(target: &str) -> (&str, Option<&str>) {
+    match target.split_once('#') {
         Some((doc, node)) => (doc, Some(node)),
         None => (target, None),
-    };
+    }
+}
+
+/// Parses `DOC#NODE` (NODE an id like `0042`, or a section number like `102` or `4.2.1`).
+pub fn resolve_node(store: &dyn StoreRead, target: &str) -> Result<(StoredDocument, NodeId)> {
+    let (doc, node) = split_target(target);
+    resolve(store, doc, node)
+}
+
+/// Resolves a document (id or part of its path) and one of its nodes (an id like `0042`,
+/// or a section number like `102` or `4.2.1`); no node is the whole document (the root).
+pub fn resolve(store: &dyn StoreRead, doc: &str, node: Option<&str>) -> Result<(StoredDocument, NodeId)> {
     let id = resolve_doc(store, doc)?;
     let stored =
         store.document(&id)?.ok_or_else(|| Error::not_found(format!("document {id} is not in the index")))?;
@@ -78,6 +90,28 @@ pub struct OutlineNode {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+/// A document's outline, with the document it is of.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Outline {
+    /// Document id.
+    pub doc_id: String,
+    /// Document title.
+    pub doc_title: String,
+    /// The root (the whole document) and its sections.
+    #[serde(flatten)]
+    pub root: OutlineNode,
+}
+
+/// [`outline_to`] with the document's id and title.
+pub fn outline_of(doc: &StoredDocument, depth: Option<usize>) -> Outline {
+    Outline {
+        doc_id: doc.document.id.to_string(),
+        doc_title: doc.document.title.clone(),
+        root: outline_to(doc, depth),
+    }
 }
 
 /// The outline of a document as nested nodes (built bottom-up, without recursion).
@@ -141,6 +175,8 @@ pub struct Section {
     pub span: Span,
     /// The text of the section and its subsections.
     pub text: String,
+    /// Node ids of its subsections (to read them one by one when the text is long).
+    pub children: Vec<String>,
 }
 
 /// The text of a node's subtree.
@@ -156,6 +192,7 @@ pub fn section(doc: &StoredDocument, node: NodeId) -> Section {
         pages: n.pages,
         span: n.subtree,
         text: n.subtree.slice(&d.text).to_string(),
+        children: n.children.iter().map(|c| c.to_string()).collect(),
     }
 }
 
@@ -187,6 +224,30 @@ pub struct PageText {
     pub span: Span,
     /// The text.
     pub text: String,
+}
+
+/// Reads a page (`12`) or a range (`5-7`, `5–7`) of physical page numbers from 1: the one
+/// page-range parser of every front-end.
+pub fn parse_page_range(s: &str) -> Result<(u32, u32)> {
+    let bad = || Error::user(format!("pages {s:?}: give a page (12) or a range (5-7) of page numbers from 1"));
+    let (a, b) = match s.split_once(['-', '–']) {
+        Some((a, b)) => (a.trim(), b.trim()),
+        None => (s.trim(), s.trim()),
+    };
+    let (first, last): (u32, u32) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+    check_page_range(first, last)?;
+    Ok((first, last))
+}
+
+/// Checks a page range given as numbers (`?from=&to=`), with the message of
+/// [`parse_page_range`].
+pub fn check_page_range(first: u32, last: u32) -> Result<()> {
+    if first == 0 || last < first {
+        return Err(Error::user(format!(
+            "pages {first}-{last}: give a page (12) or a range (5-7) of page numbers from 1, the last not before the first"
+        )));
+    }
+    Ok(())
 }
 
 /// Pages `first..=last` (physical numbers from 1) of a document. Pages past the end are an
@@ -231,6 +292,10 @@ pub struct CitedDefinition {
     /// The definition.
     #[serde(flatten)]
     pub definition: Definition,
+    /// Document id (the definition's `doc`).
+    pub doc_id: String,
+    /// Node id of the section holding it, as outlines write it (`0015`).
+    pub node_id: String,
     /// Document title.
     pub doc_title: String,
     /// Heading path of the section holding it.
@@ -263,6 +328,8 @@ pub fn define(store: &dyn StoreRead, term: &str) -> Result<Vec<CitedDefinition>>
         }
         let Some(doc) = &cache else { continue };
         out.push(CitedDefinition {
+            doc_id: def.doc.to_string(),
+            node_id: def.node.to_string(),
             doc_title: doc.document.title.clone(),
             heading_path: doc.document.tree.heading_path(def.node),
             pages: doc.document.pages_of(def.span),
@@ -279,8 +346,12 @@ pub struct CitedReference {
     /// The reference.
     #[serde(flatten)]
     pub reference: Reference,
+    /// Node id of the section it appears in, as outlines write it (`0015`).
+    pub from_node_id: String,
     /// Title of the node it appears in.
     pub from_title: String,
+    /// Node id of the section it resolves to, when it does.
+    pub to_node_id: Option<String>,
     /// Title of the node it resolves to.
     pub to_title: Option<String>,
 }
@@ -307,6 +378,8 @@ pub fn refs(doc: &StoredDocument, node: NodeId) -> Refs {
     let inside = |id: NodeId| id >= node && id <= last;
     let cite = |r: &Reference| CitedReference {
         reference: r.clone(),
+        from_node_id: r.from.to_string(),
+        to_node_id: r.resolved.map(|n| n.to_string()),
         from_title: d.tree.get(r.from).map(|x| x.title.clone()).unwrap_or_default(),
         to_title: r.resolved.and_then(|t| d.tree.get(t)).map(|x| x.title.clone()),
     };
@@ -332,4 +405,29 @@ pub fn last_descendant(doc: &strata_core::Document, node: NodeId) -> NodeId {
         last = n.id;
     }
     last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_ranges() {
+        assert_eq!(parse_page_range("12").unwrap(), (12, 12));
+        assert_eq!(parse_page_range("5-7").unwrap(), (5, 7));
+        assert_eq!(parse_page_range(" 5 – 7 ").unwrap(), (5, 7));
+        for bad in ["0", "7-5", "x", "", "3-"] {
+            let e = parse_page_range(bad).unwrap_err().to_string();
+            assert!(e.contains("give a page (12) or a range (5-7)"), "{bad}: {e}");
+        }
+        assert!(check_page_range(3, 2).is_err() && check_page_range(0, 0).is_err());
+        assert!(check_page_range(2, 2).is_ok());
+    }
+
+    #[test]
+    fn targets_split_at_the_first_hash() {
+        assert_eq!(split_target("rfc9110#9.3.1"), ("rfc9110", Some("9.3.1")));
+        assert_eq!(split_target("rfc9110"), ("rfc9110", None));
+        assert_eq!(split_target("a#b#c"), ("a", Some("b#c")));
+    }
 }

@@ -176,6 +176,31 @@ impl SearchRequest {
         self
     }
 
+    /// Checks the request's values: a query, k, budget and auto-merge share in range. Every
+    /// front-end's request passes here, so the messages are the same everywhere.
+    pub fn validate(&self) -> Result<()> {
+        if self.query.trim().is_empty() {
+            return Err(Error::user("the query is empty; give some words, a quoted phrase or a section number"));
+        }
+        let max = strata_core::config::MAX_K;
+        if !(1..=max).contains(&self.k) {
+            return Err(Error::user(format!("k must be between 1 and {max}, got {}", self.k)));
+        }
+        if let Some(budget) = self.budget {
+            let max = strata_core::config::MAX_BUDGET;
+            if !(1..=max).contains(&budget) {
+                return Err(Error::user(format!("the budget must be between 1 and {max} tokens, got {budget}")));
+            }
+        }
+        let merge = self.expand.auto_merge;
+        if !(merge.is_finite() && (0.0..=1.0).contains(&merge)) {
+            return Err(Error::user(format!(
+                "the auto-merge share (--merge, [search] auto_merge) must be between 0 (off) and 1, got {merge}"
+            )));
+        }
+        Ok(())
+    }
+
     /// The ranked hits only: no expansion, no highlights, no context.
     pub fn ranking_only(mut self) -> SearchRequest {
         self.expand = Expand::none();

@@ -214,9 +214,10 @@ pub struct Timings {
     /// Reranking the top fused candidates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rerank: Option<f64>,
-    /// Hierarchical mode: the section legs, ranking sections and picking their chunks.
+    /// Hierarchical mode: ranking sections and picking their chunks (the section legs are
+    /// timed with the legs they run beside).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sections: Option<f64>,
+    pub hierarchy: Option<f64>,
     /// Loading the returned chunks.
     pub fetch: f64,
     /// Auto-merge, pages, dedupe, definitions and references.
@@ -240,7 +241,7 @@ impl Timings {
         stages.extend(optional.into_iter().filter_map(|(name, ms)| ms.map(|ms| (name, ms))));
         stages.push(("fuse", self.fuse));
         stages.extend(self.rerank.map(|ms| ("rerank", ms)));
-        stages.extend(self.sections.map(|ms| ("sections", ms)));
+        stages.extend(self.hierarchy.map(|ms| ("hierarchy", ms)));
         stages.extend([("fetch", self.fetch), ("expand", self.expand)]);
         stages.extend(self.highlight.map(|ms| ("highlight", ms)));
         stages.extend(self.assemble.map(|ms| ("assemble", ms)));

@@ -1,16 +1,216 @@
-//! The retrieve stage: one ranked list per lexical leg (the dense leg, which needs the query
-//! embedder, is run by `search`).
+//! The retrieve stage: one ranked list per leg and level for the request's mode.
+//!
+//! - chunks: keyword (BM25), exact (section identifiers, quoted phrases, defined terms) and
+//!   dense (the query embedded, then a vector search);
+//! - sections (hierarchical mode, when `[search.weights] sections` is above 0): BM25 and
+//!   dense over each section's profile.
+//!
+//! In hybrid and hierarchical mode the dense legs run on their own thread beside the lexical
+//! ones. Each leg's time goes into [`Timings`].
 
 use std::collections::HashMap;
+use std::time::Instant;
 
+use strata_core::config::LegWeights;
 use strata_core::number;
-use strata_core::Result;
-use strata_index::{Filter, LegHit, StoreRead, StoredChunk};
+use strata_core::{Error, Result};
+use strata_embed::Embedder;
+use strata_index::{Filter, LegHit, SectionHit, StoreRead, StoredChunk};
 
+use crate::fuse::{Leg, RankedList};
+use crate::hierarchy::SectionList;
 use crate::plan::Plan;
+use crate::request::{Mode, SearchRequest};
+use crate::response::Timings;
 
 /// How many candidates each leg contributes to fusion, at least.
 pub const LEG_DEPTH: usize = 100;
+
+/// What the retrieve stage hands on.
+pub struct Retrieved {
+    /// One ranked list per chunk leg.
+    pub lists: Vec<RankedList>,
+    /// Exact identifier hits, to rank first.
+    pub pinned: Vec<String>,
+    /// The query vector, when the dense leg ran.
+    pub vector: Option<Vec<f32>>,
+    /// Sections found by their profile, one list per section leg (hierarchical mode).
+    pub sections: Vec<SectionList>,
+}
+
+/// What the legs search: the store, the query embedder when the dense leg can run, and the
+/// legs' weights.
+#[derive(Clone, Copy)]
+pub struct Legs<'s> {
+    /// The store searched.
+    pub store: &'s dyn StoreRead,
+    /// The query embedder of the dense legs.
+    pub embedder: Option<&'s dyn Embedder>,
+    /// Each leg's weight in fusion (a leg of weight 0 does not run in hybrid mode).
+    pub weights: &'s LegWeights,
+}
+
+/// Milliseconds since `at`.
+pub(crate) fn ms_since(at: Instant) -> f64 {
+    at.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Runs `f` and returns its result with the milliseconds it took.
+pub(crate) fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let at = Instant::now();
+    let out = f();
+    (out, ms_since(at))
+}
+
+/// What the dense leg found, the query vector, and the time it took.
+struct DenseLeg {
+    hits: Vec<LegHit>,
+    vector: Vec<f32>,
+    embed_ms: f64,
+    search_ms: f64,
+}
+
+impl<'s> Legs<'s> {
+    /// Whether the dense leg can run: the index has vectors and an embedder was given.
+    pub fn has_dense(&self) -> bool {
+        self.embedder.is_some() && self.store.manifest().dense.is_some()
+    }
+
+    /// The retrieve stage for the request's mode, `depth` hits per leg.
+    pub fn retrieve(
+        &self,
+        req: &SearchRequest,
+        plan: &Plan,
+        depth: usize,
+        timings: &mut Timings,
+    ) -> Result<Retrieved> {
+        let single = |leg: Leg, hits: Vec<LegHit>| vec![RankedList { leg, weight: 1.0, hits }];
+        let none = |lists| Retrieved { lists, pinned: Vec::new(), vector: None, sections: Vec::new() };
+        Ok(match req.mode {
+            Mode::Hybrid | Mode::Hierarchical => self.hybrid(req, plan, depth, timings)?,
+            Mode::Dense => {
+                let dense = self.dense(&req.query, &req.filter, depth)?;
+                timings.embed = Some(dense.embed_ms);
+                timings.dense = Some(dense.search_ms);
+                Retrieved { vector: Some(dense.vector), ..none(single(Leg::Dense, dense.hits)) }
+            }
+            Mode::Keyword => {
+                let (hits, ms) = timed(|| keyword(self.store, plan, &req.filter, depth));
+                timings.keyword = Some(ms);
+                none(single(Leg::Keyword, hits?))
+            }
+            Mode::Exact => {
+                let (hits, ms) = timed(|| exact(self.store, plan, &req.filter, depth, &HashMap::new()));
+                timings.exact = Some(ms);
+                none(single(Leg::Exact, hits?.hits))
+            }
+        })
+    }
+
+    /// The dense leg's hits, with the milliseconds spent embedding the query and searching.
+    fn dense(&self, query: &str, filter: &Filter, depth: usize) -> Result<DenseLeg> {
+        match (self.embedder, &self.store.manifest().dense) {
+            (Some(embedder), Some(_)) => {
+                let (vector, embed_ms) = timed(|| embedder.embed_query(query));
+                let vector = vector?;
+                let (hits, search_ms) = timed(|| self.store.dense(&vector, filter, depth));
+                Ok(DenseLeg { hits: hits?, vector, embed_ms, search_ms })
+            }
+            (_, None) => Err(Error::user(
+                "this index has no vectors: ingest with the dense leg on ([dense] enabled = true, the default) \
+                 to use --mode dense",
+            )),
+            (None, Some(d)) => Err(Error::user(format!(
+                "the dense leg needs the query embedder {}, which was not loaded (is [dense] enabled = false \
+                 or STRATA_DENSE_ENABLED=false?)",
+                d.model
+            ))),
+        }
+    }
+
+    /// The lexical legs of hybrid mode: keyword, then exact (which orders its documents by
+    /// the keyword ranks), and in hierarchical mode the BM25 section leg.
+    fn lexical(&self, req: &SearchRequest, plan: &Plan, depth: usize, with_sections: bool) -> Result<Lexical> {
+        let (keyword, keyword_ms) = timed(|| keyword(self.store, plan, &req.filter, depth));
+        let keyword = keyword?;
+        let keyword_rank: HashMap<String, usize> =
+            keyword.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
+        let (exact, exact_ms) = timed(|| exact(self.store, plan, &req.filter, depth, &keyword_rank));
+        let sections = if with_sections {
+            self.store.section_keyword(&req.query, &req.filter, depth)?
+        } else {
+            Vec::new()
+        };
+        Ok(Lexical { keyword, exact: exact?, keyword_ms, exact_ms, sections })
+    }
+
+    /// The dense leg and, in hierarchical mode, the dense section leg with the same query
+    /// vector.
+    fn dense_legs(
+        &self,
+        req: &SearchRequest,
+        depth: usize,
+        with_sections: bool,
+    ) -> Result<(DenseLeg, Vec<SectionHit>)> {
+        let leg = self.dense(&req.query, &req.filter, depth)?;
+        let sections = if with_sections {
+            self.store.section_dense(&leg.vector, &req.filter, depth)?
+        } else {
+            Vec::new()
+        };
+        Ok((leg, sections))
+    }
+
+    /// The hybrid legs' lists (keyword, exact, and dense when it can run; in hierarchical
+    /// mode also the section legs), the dense legs on their own thread beside the lexical ones.
+    fn hybrid(&self, req: &SearchRequest, plan: &Plan, depth: usize, timings: &mut Timings) -> Result<Retrieved> {
+        let weights = self.weights;
+        let with_sections = req.mode == Mode::Hierarchical && weights.sections > 0.0;
+        let run_dense = self.has_dense() && weights.dense > 0.0;
+        let (lexical, dense) = std::thread::scope(|s| {
+            let dense = run_dense.then(|| s.spawn(|| self.dense_legs(req, depth, with_sections)));
+            let lexical = self.lexical(req, plan, depth, with_sections);
+            let dense =
+                dense.map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("dense leg panicked".into()))));
+            (lexical, dense)
+        });
+        let (lexical, dense) = (lexical?, dense.transpose()?);
+        timings.keyword = Some(lexical.keyword_ms);
+        timings.exact = Some(lexical.exact_ms);
+        let ex = lexical.exact;
+        let pinned: Vec<String> = ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
+        let mut lists = vec![
+            RankedList { leg: Leg::Keyword, weight: weights.keyword, hits: lexical.keyword },
+            RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
+        ];
+        let mut vector = None;
+        let mut section_lists = vec![SectionList {
+            weight: weights.sections,
+            sections: lexical.sections.into_iter().map(|s| (s.doc, s.node)).collect(),
+        }];
+        if let Some((dense, dense_sections)) = dense {
+            timings.embed = Some(dense.embed_ms);
+            timings.dense = Some(dense.search_ms);
+            lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits: dense.hits });
+            vector = Some(dense.vector);
+            // An index without section vectors has no dense section leg: no list, no weight.
+            if !dense_sections.is_empty() {
+                let sections = dense_sections.into_iter().map(|s| (s.doc, s.node)).collect();
+                section_lists.push(SectionList { weight: weights.sections, sections });
+            }
+        }
+        Ok(Retrieved { lists, pinned, vector, sections: section_lists })
+    }
+}
+
+/// The lexical legs' hits and times.
+struct Lexical {
+    keyword: Vec<LegHit>,
+    exact: ExactHits,
+    keyword_ms: f64,
+    exact_ms: f64,
+    sections: Vec<SectionHit>,
+}
 
 /// BM25 leg.
 pub fn keyword(store: &dyn StoreRead, plan: &Plan, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {

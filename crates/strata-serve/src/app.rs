@@ -52,7 +52,7 @@ pub struct AppState {
 
 impl AppState {
     /// The state for `engine`, with the limits, keys and roots of its `[serve]` config.
-    pub fn new(engine: Arc<Engine>) -> anyhow::Result<AppState> {
+    pub fn new(engine: Arc<Engine>) -> strata_core::Result<AppState> {
         let serve = &engine.config().serve;
         Ok(AppState {
             keys: Arc::new(Keys::new(&serve.api_keys)),

@@ -56,7 +56,8 @@ impl ApiError {
 impl From<strata_core::Error> for ApiError {
     fn from(e: strata_core::Error) -> ApiError {
         use strata_core::Error as E;
-        let (status, code) = match &e {
+        // Whose fault it was is the root's kind; the message keeps every layer of context.
+        let (status, code) = match e.root() {
             E::User(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             E::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             E::Read { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "unreadable"),
@@ -70,17 +71,6 @@ impl From<strata_core::Error> for ApiError {
     }
 }
 
-impl From<anyhow::Error> for ApiError {
-    fn from(e: anyhow::Error) -> ApiError {
-        match e.downcast::<strata_core::Error>() {
-            Ok(e) => e.into(),
-            Err(e) => {
-                tracing::error!("{e:#}");
-                ApiError::internal(format!("{e:#}"))
-            }
-        }
-    }
-}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {

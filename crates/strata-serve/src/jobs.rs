@@ -165,7 +165,9 @@ impl Jobs {
             // (and holding one of the job slots).
             let outcome =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.ingest(&inputs, force)))
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("the ingest panicked; see the server log")));
+                    .unwrap_or_else(|_| {
+                        Err(strata_core::Error::Internal("the ingest panicked; see the server log".into()))
+                    });
             jobs.update(&id, |j| {
                 j.finished = Some(now());
                 match outcome {

@@ -17,11 +17,14 @@ pub struct Roots(Vec<PathBuf>);
 
 impl Roots {
     /// Canonicalizes `roots`; a root that does not exist is a startup error.
-    pub fn new(roots: &[PathBuf]) -> anyhow::Result<Roots> {
+    pub fn new(roots: &[PathBuf]) -> strata_core::Result<Roots> {
         let mut out = Vec::new();
         for root in roots {
             let canonical = std::fs::canonicalize(root).map_err(|e| {
-                anyhow::anyhow!("[serve] roots: {} cannot be used as an ingest root: {e}", root.display())
+                strata_core::Error::user(format!(
+                    "[serve] roots: {} cannot be used as an ingest root: {e}",
+                    root.display()
+                ))
             })?;
             out.push(canonical);
         }

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
+use strata_core::{Error, Result};
 use axum::Router;
 use tokio_util::sync::CancellationToken;
 
@@ -26,12 +26,12 @@ impl Listen {
     /// Refuses a non-loopback address when no API key is configured, unless opted out.
     pub fn check(&self, keys: usize) -> Result<()> {
         if keys == 0 && !self.addr.ip().is_loopback() && !self.public {
-            bail!(
+            return Err(Error::user(format!(
                 "refusing to listen on {} without API keys: anyone who can reach it could read and change \
                  the index. Set [serve] api_keys or STRATA_API_KEYS, listen on 127.0.0.1, or pass --public \
                  to accept the risk",
                 self.addr
-            );
+            )));
         }
         Ok(())
     }
@@ -60,7 +60,7 @@ pub async fn serve(
 ) -> Result<()> {
     let keys = state.engine.config().serve.api_keys.len();
     listen.check(keys)?;
-    let local = listener.local_addr().context("reading the bound address")?;
+    let local = listener.local_addr().map_err(|e| Error::io("reading the bound address", e))?;
     state.loopback = local.ip().is_loopback();
     let mcp: Option<Router<AppState>> = listen.mcp.then(|| {
         let service = mcp::http_service(
@@ -78,7 +78,7 @@ pub async fn serve(
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown.cancelled_owned())
         .await
-        .context("serving HTTP")?;
+        .map_err(|e| Error::io("serving HTTP", e))?;
     let active = jobs.active();
     if active > 0 {
         tracing::info!("waiting for {active} ingest jobs to finish");
@@ -140,11 +140,13 @@ pub fn cancel_on_signal(token: CancellationToken) {
 /// `strata serve`: binds `listen.addr`, says where on stderr (`listening on http://…`, which
 /// scripts read when the port is 0), and serves until Ctrl-C or SIGTERM.
 pub fn run_http(state: AppState, listen: Listen) -> Result<()> {
-    runtime().context("starting the async runtime")?.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(listen.addr).await.with_context(|| {
-            format!("listening on {} (is the port taken? pick another with --addr)", listen.addr)
+    let runtime = runtime().map_err(|e| Error::io("starting the async runtime", e))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen.addr).await.map_err(|e| {
+            Error::io(format!("listening on {} (is the port taken? pick another with --addr)", listen.addr), e)
         })?;
-        eprintln!("listening on http://{}", listener.local_addr()?);
+        let local = listener.local_addr().map_err(|e| Error::io("reading the bound address", e))?;
+        eprintln!("listening on http://{local}");
         let shutdown = CancellationToken::new();
         cancel_on_signal(shutdown.clone());
         serve(state, listener, &listen, shutdown).await
@@ -153,5 +155,6 @@ pub fn run_http(state: AppState, listen: Listen) -> Result<()> {
 
 /// `strata mcp`: MCP over stdin/stdout until the client closes it.
 pub fn run_stdio(engine: Arc<strata_engine::Engine>) -> Result<()> {
-    runtime().context("starting the async runtime")?.block_on(mcp::serve_stdio(engine))
+    let runtime = runtime().map_err(|e| Error::io("starting the async runtime", e))?;
+    runtime.block_on(mcp::serve_stdio(engine))
 }

@@ -25,7 +25,7 @@ struct Server {
     root: PathBuf,
     index: PathBuf,
     shutdown: CancellationToken,
-    handle: tokio::task::JoinHandle<anyhow::Result<()>>,
+    handle: tokio::task::JoinHandle<strata_core::Result<()>>,
     _dirs: (tempfile::TempDir, tempfile::TempDir),
 }
 

@@ -65,7 +65,7 @@ pub struct Removed {
 )]
 pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<DocSummary>>, ApiError> {
     let engine = state.engine.clone();
-    Ok(Json(blocking(move || Ok(engine.snapshot().store().documents()?)).await?))
+    Ok(Json(blocking(move || Ok(engine.documents()?)).await?))
 }
 
 /// Ingests documents, asynchronously. Send JSON (`{"paths": [...]}`) to ingest files or
@@ -114,67 +114,77 @@ pub async fn ingest(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .map(|t| t.trim().to_ascii_lowercase());
-    let json = content_type.as_deref() == Some("application/json");
-    let (inputs, force) = if json {
-        let request: PathIngest = serde_json::from_slice(&body)
-            .map_err(|e| ApiError::bad_request(format!("the request body: {e}")))?;
-        if request.paths.is_empty() {
-            return Err(ApiError::bad_request("paths is empty; give the files or folders to ingest"));
-        }
-        let roots = state.roots.clone();
-        let paths = request.paths;
-        let files = blocking(move || {
-            let mut files = Vec::new();
-            for path in &paths {
-                files.extend(roots.admit(path)?);
-            }
-            Ok(files)
-        })
-        .await?;
-        (files.into_iter().map(|f| f.display().to_string()).collect(), request.force)
+    let (inputs, force) = if content_type.as_deref() == Some("application/json") {
+        admit_paths(&state, &body).await?
     } else {
-        let name = params.filename.as_deref().ok_or_else(|| {
-            ApiError::bad_request(
-                "an upload needs ?filename=NAME (its extension gives the format); to ingest paths, send \
-                 Content-Type: application/json with {\"paths\": [...]}",
-            )
-        })?;
-        // A page on any web site can POST these three to a loopback server without a
-        // preflight; real uploads name their type.
-        match content_type.as_deref() {
-            None | Some("text/plain" | "application/x-www-form-urlencoded" | "multipart/form-data") => {
-                return Err(ApiError::new(
-                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    "unsupported_media_type",
-                    "an upload needs a content type naming the file (application/octet-stream, application/pdf, \
-                     text/markdown, …); text/plain and form types are refused",
-                ));
-            }
-            Some(_) => {}
-        }
-        let name = upload_name(name)?;
-        // No file is replaced for a job that would be refused.
-        state.jobs.check_room()?;
-        let dir = state.uploads.clone();
-        let path = blocking(move || {
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| ApiError::internal(format!("creating {}: {e}", dir.display())))?;
-            let path = dir.join(&name);
-            // Written to a temporary file of its own and renamed, so a reader never sees half a
-            // file, even when two uploads of one name race.
-            let write = |tmp: &mut tempfile::NamedTempFile| std::io::Write::write_all(tmp, &body);
-            tempfile::NamedTempFile::new_in(&dir)
-                .and_then(|mut tmp| write(&mut tmp).map(|()| tmp))
-                .and_then(|tmp| tmp.persist(&path).map_err(|e| e.error))
-                .map_err(|e| ApiError::internal(format!("writing {}: {e}", path.display())))?;
-            Ok(path)
-        })
-        .await?;
-        (vec![path.display().to_string()], params.force)
+        (vec![store_upload(&state, &params, content_type.as_deref(), body).await?], params.force)
     };
     let job = state.jobs.submit(state.engine.clone(), inputs, force)?;
     let location = format!("/v1/jobs/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(Accepted { job })))
+}
+
+/// The files a path ingest (`{"paths": [...], "force"}`) names, each admitted by the roots.
+async fn admit_paths(state: &AppState, body: &[u8]) -> Result<(Vec<String>, bool), ApiError> {
+    let request: PathIngest =
+        serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("the request body: {e}")))?;
+    if request.paths.is_empty() {
+        return Err(ApiError::bad_request("paths is empty; give the files or folders to ingest"));
+    }
+    let roots = state.roots.clone();
+    let paths = request.paths;
+    let files = blocking(move || {
+        let mut files = Vec::new();
+        for path in &paths {
+            files.extend(roots.admit(path)?);
+        }
+        Ok(files)
+    })
+    .await?;
+    Ok((files.into_iter().map(|f| f.display().to_string()).collect(), request.force))
+}
+
+/// Writes an upload into the uploads folder and returns its path.
+async fn store_upload(
+    state: &AppState,
+    params: &UploadParams,
+    content_type: Option<&str>,
+    body: Bytes,
+) -> Result<String, ApiError> {
+    let name = params.filename.as_deref().ok_or_else(|| {
+        ApiError::bad_request(
+            "an upload needs ?filename=NAME (its extension gives the format); to ingest paths, send \
+             Content-Type: application/json with {\"paths\": [...]}",
+        )
+    })?;
+    // A page on any web site can POST these three to a loopback server without a
+    // preflight; real uploads name their type.
+    if let None | Some("text/plain" | "application/x-www-form-urlencoded" | "multipart/form-data") = content_type {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "an upload needs a content type naming the file (application/octet-stream, application/pdf, \
+             text/markdown, …); text/plain and form types are refused",
+        ));
+    }
+    let name = upload_name(name)?;
+    // No file is replaced for a job that would be refused.
+    state.jobs.check_room()?;
+    let dir = state.uploads.clone();
+    let path = blocking(move || {
+        std::fs::create_dir_all(&dir).map_err(|e| ApiError::internal(format!("creating {}: {e}", dir.display())))?;
+        let path = dir.join(&name);
+        // Written to a temporary file of its own and renamed, so a reader never sees half a
+        // file, even when two uploads of one name race.
+        let write = |tmp: &mut tempfile::NamedTempFile| std::io::Write::write_all(tmp, &body);
+        tempfile::NamedTempFile::new_in(&dir)
+            .and_then(|mut tmp| write(&mut tmp).map(|()| tmp))
+            .and_then(|tmp| tmp.persist(&path).map_err(|e| e.error))
+            .map_err(|e| ApiError::internal(format!("writing {}: {e}", path.display())))?;
+        Ok(path)
+    })
+    .await?;
+    Ok(path.display().to_string())
 }
 
 /// The name an upload is stored under: one plain file name with a readable extension.

@@ -5,7 +5,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use serde::Deserialize;
-use strata_search::navigate::{self, CitedDefinition, OutlineNode, Pages, Refs, Section};
+use strata_search::navigate::{CitedDefinition, Outline, Pages, Refs, Section};
 
 use crate::app::AppState;
 use crate::error::{blocking, ApiError, ErrorBody};
@@ -25,22 +25,17 @@ pub struct TreeParams {
     path = "/v1/documents/{id}/tree",
     tag = "navigate",
     params(("id" = String, Path, description = "Document id or part of its path"), TreeParams),
-    responses((status = 200, description = "The outline", body = OutlineNode), (status = 401, description = "No valid API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
+    responses((status = 200, description = "The outline", body = Outline), (status = 401, description = "No valid API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn tree(
     State(state): State<AppState>,
     Path(id): Path<String>,
     params: Result<Query<TreeParams>, QueryRejection>,
-) -> Result<Json<OutlineNode>, ApiError> {
+) -> Result<Json<Outline>, ApiError> {
     let Query(params) = params?;
     let engine = state.engine.clone();
-    let outline = blocking(move || {
-        let snapshot = engine.snapshot();
-        let (stored, _) = navigate::resolve_node(snapshot.store(), &id)?;
-        Ok(navigate::outline_to(&stored, params.depth))
-    })
-    .await?;
+    let outline = blocking(move || Ok(engine.outline(&id, params.depth)?)).await?;
     Ok(Json(outline))
 }
 
@@ -62,12 +57,7 @@ pub async fn section(
     Path((id, node)): Path<(String, String)>,
 ) -> Result<Json<Section>, ApiError> {
     let engine = state.engine.clone();
-    let section = blocking(move || {
-        let snapshot = engine.snapshot();
-        let (stored, node) = navigate::resolve_node(snapshot.store(), &format!("{id}#{node}"))?;
-        Ok(navigate::section(&stored, node))
-    })
-    .await?;
+    let section = blocking(move || Ok(engine.section(&id, Some(&node))?)).await?;
     Ok(Json(section))
 }
 
@@ -102,18 +92,8 @@ pub async fn pages(
 ) -> Result<Json<Pages>, ApiError> {
     let Query(params) = params?;
     let (first, last) = (params.from, params.to.unwrap_or(params.from));
-    if first == 0 || last < first {
-        return Err(ApiError::bad_request(format!(
-            "pages from={first} to={last}: give page numbers from 1, with to >= from"
-        )));
-    }
     let engine = state.engine.clone();
-    let pages = blocking(move || {
-        let snapshot = engine.snapshot();
-        let (stored, _) = navigate::resolve_node(snapshot.store(), &id)?;
-        Ok(navigate::pages(&stored, first, last)?)
-    })
-    .await?;
+    let pages = blocking(move || Ok(engine.pages(&id, first, last)?)).await?;
     Ok(Json(pages))
 }
 
@@ -173,15 +153,6 @@ pub async fn references(
 ) -> Result<Json<Refs>, ApiError> {
     let Query(params) = params?;
     let engine = state.engine.clone();
-    let refs = blocking(move || {
-        let snapshot = engine.snapshot();
-        let target = match &params.node {
-            Some(node) => format!("{}#{node}", params.doc),
-            None => params.doc.clone(),
-        };
-        let (stored, node) = navigate::resolve_node(snapshot.store(), &target)?;
-        Ok(navigate::refs(&stored, node))
-    })
-    .await?;
+    let refs = blocking(move || Ok(engine.references(&params.doc, params.node.as_deref())?)).await?;
     Ok(Json(refs))
 }

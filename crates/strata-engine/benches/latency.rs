@@ -2,13 +2,14 @@
 //!
 //! ```text
 //! scripts/fetch-models.sh all-MiniLM-L6-v2
-//! cargo bench -p strata-search --bench latency            # 1,000,000 chunks
-//! STRATA_BENCH_CHUNKS=100000 cargo bench -p strata-search --bench latency
+//! cargo bench -p strata-engine --bench latency            # 1,000,000 chunks
+//! STRATA_BENCH_CHUNKS=100000 cargo bench -p strata-engine --bench latency
 //! ```
 //!
-//! The index: the corpus's Markdown, HTML and text documents, read and chunked as
-//! `strata ingest` does with the default model (chunks fitted to MiniLM's window), embedded
-//! once with the real model (cached next to the index), then written again and again as
+//! The index: the corpus's Markdown, HTML and text documents, read, chunked, situated and
+//! embedded as `strata ingest` does with the default model (chunks fitted to MiniLM's
+//! window, structural contexts, [`strata_engine::record::RecordStep`]) once (the vectors
+//! cached next to the index), then written again and again as
 //! copies under new document ids until the index holds the wanted number of chunks. A copy's
 //! vectors are the originals plus Gaussian noise (σ = 0.02 per dimension, then normalized;
 //! cosine ≈ 0.93 to the original), so that copies are near neighbours, not duplicates that
@@ -30,7 +31,9 @@ use std::time::Instant;
 
 use strata_core::{ChunkVectors, Config, DocId, DocumentRecord, Result};
 use strata_embed::{Embedder, EmbedderInfo, Embeddings};
+use strata_engine::record::RecordStep;
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+use strata_ingest::context::{NoCache, Structural};
 use strata_ingest::pipeline::Pipeline;
 use strata_search::{Mode, SearchRequest, Searcher, Timings};
 
@@ -125,7 +128,14 @@ fn main() -> Result<()> {
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
     let index = target.join(format!("bench-index-{wanted}"));
 
-    // The originals, chunked and embedded once (cached).
+    // The originals, chunked, situated and embedded once (cached), as `strata ingest` does.
+    let step = RecordStep {
+        contextualizer: Some(&Structural),
+        embedder: Some(model.as_ref()),
+        tokenizer: pipeline.tokenizer().as_ref(),
+        section_vectors: true,
+        embed_slice: Some(64),
+    };
     let mut originals: Vec<DocumentRecord> = Vec::new();
     for folder in ["markdown", "html", "txt"] {
         let mut files: Vec<PathBuf> =
@@ -133,12 +143,14 @@ fn main() -> Result<()> {
         files.sort();
         for file in files {
             let doc = pipeline.read_file(&file)?;
-            originals.push(pipeline.process(doc));
+            let mut record = pipeline.process(doc);
+            step.situate(&NoCache, &mut record)?;
+            originals.push(record);
         }
     }
     let base_chunks: usize = originals.iter().map(|r| r.chunks.len()).sum();
     let info = model.info().clone();
-    let cache = target.join(format!("bench-vectors-{}-{base_chunks}.f32", info.model_id));
+    let cache = target.join(format!("bench-vectors-{}-{base_chunks}-structural.f32", info.model_id));
     let base: Vec<f32> = match std::fs::read(&cache) {
         Ok(bytes) if bytes.len() == base_chunks * info.dim * 4 => {
             bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect()
@@ -148,12 +160,7 @@ fn main() -> Result<()> {
             let at = Instant::now();
             let mut all = Vec::with_capacity(base_chunks * info.dim);
             for r in &originals {
-                let texts: Vec<String> =
-                    r.chunks.iter().map(|c| c.indexed_text(&r.document.text).into_owned()).collect();
-                for batch in texts.chunks(64) {
-                    let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
-                    all.extend_from_slice(model.embed_passages(&refs)?.as_slice());
-                }
+                all.extend_from_slice(&step.embed(model.as_ref(), r, &mut |_, _| {})?.0.values);
             }
             eprintln!("  {:.0} s", at.elapsed().as_secs_f64());
             let bytes: Vec<u8> = all.iter().flat_map(|v| v.to_le_bytes()).collect();

@@ -1,0 +1,249 @@
+//! The per-document step after enrich: context → embed → record.
+//!
+//! Every ingest runs it, `strata ingest` and the server's jobs ([`crate::ingest`]), the eval
+//! harness and the latency bench, so a document is indexed the same way whoever asks:
+//!
+//! 1. **context** ([`RecordStep::situate`], on any thread): each chunk's context from the
+//!    contextualizer, a language model's from a cache first; then, on the writing thread,
+//!    the tally and the new contexts kept for the cache;
+//! 2. **embed** ([`RecordStep::embed`]): one vector per chunk (`context::embedded_text`: the
+//!    context cut to the room the chunk leaves in the model's window, then the chunk's own
+//!    text) and, with `[dense] sections = true`, one per section profile;
+//! 3. **record**: [`StoreWrite::put`], the document whole or not at all (visible at the
+//!    next commit).
+//!
+//! It returns what it did, or the stage that failed and why ([`Failed`]).
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use serde::Serialize;
+use strata_core::{ChunkVectors, Error, Result};
+use strata_embed::Embedder;
+use strata_index::StoreWrite;
+use strata_ingest::context::{self, ContextCache, Contextualizer, Situation, Usage};
+use strata_ingest::pipeline::Ingested;
+use strata_ingest::tokenize::Tokenizer;
+
+/// The step's settings: who writes contexts, who embeds, and how.
+#[derive(Clone, Copy)]
+pub struct RecordStep<'a> {
+    /// What writes the chunks' contexts (`[context] kind`); `None` leaves them empty.
+    pub contextualizer: Option<&'a dyn Contextualizer>,
+    /// The passage embedder, when the dense leg is on.
+    pub embedder: Option<&'a dyn Embedder>,
+    /// The index's tokenizer (it cuts contexts to the room the model's window leaves).
+    pub tokenizer: &'a dyn Tokenizer,
+    /// Embed section profiles too (`[dense] sections`).
+    pub section_vectors: bool,
+    /// Chunks embedded per call, so that progress shows inside long documents; `None`
+    /// embeds a document in one call. The embedder batches each call by length, so the
+    /// slices decide which chunks share a batch.
+    pub embed_slice: Option<usize>,
+}
+
+/// The stage of [`RecordStep`] that failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Writing the chunks' contexts, or keeping them for the cache.
+    Context,
+    /// Embedding the chunks.
+    Embed,
+    /// Embedding the section profiles.
+    Sections,
+    /// Writing the document to the store.
+    Record,
+}
+
+/// Why a document was not recorded.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{error}", stage_prefix(*.stage))]
+pub struct Failed {
+    /// The stage that failed.
+    pub stage: Stage,
+    /// What went wrong.
+    pub error: Error,
+}
+
+fn stage_prefix(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Context => "writing its chunks' contexts failed: ",
+        Stage::Embed => "embedding failed: ",
+        Stage::Sections => "embedding its sections failed: ",
+        Stage::Record => "",
+    }
+}
+
+/// What recording one document did.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Chunks embedded.
+    pub embedded: usize,
+    /// Section profiles embedded.
+    pub sections_embedded: usize,
+    /// Chunks longer than the model's window (their tails are invisible to the dense leg).
+    pub truncated: usize,
+    /// Seconds spent embedding chunks and sections.
+    pub embed_seconds: f64,
+    /// What the user should know about this document (fallback contexts, truncated chunks).
+    pub messages: Vec<String>,
+}
+
+/// How the chunks of an ingest got their contexts, when a language model writes them.
+#[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ContextTally {
+    /// Chunks whose context came from the cache.
+    pub cached: usize,
+    /// Chunks the model wrote a context for.
+    pub written: usize,
+    /// Chunks that fell back to their structural context.
+    pub fallbacks: usize,
+    /// Chunks of documents cut to fit the model's window.
+    pub truncated: usize,
+    /// What the provider reported.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub usage: Usage,
+    /// What that cost in USD, when the model's price is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The refusal that stopped the model's calls (a bad key, model or URL), when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+impl ContextTally {
+    /// Adds what `situate` did for one document.
+    pub fn add(&mut self, situation: &Situation) {
+        self.cached += situation.cached;
+        self.written += situation.written;
+        self.fallbacks += situation.fallbacks;
+        self.truncated += situation.truncated;
+    }
+
+    /// Takes the provider's usage, its cost and why it stopped, at the end of an ingest.
+    pub fn finish(&mut self, llm: &strata_providers::contextualize::LlmContextualizer) {
+        self.usage = llm.usage();
+        self.stopped = llm.stopped().map(str::to_string);
+        self.cost_usd = llm.client().price().map(|p| strata_providers::cost::cost(&self.usage, &p));
+    }
+}
+
+/// Where the new contexts of a language model are kept for the next ingest.
+pub enum ContextSink<'a> {
+    /// In the store the document is written to (its context cache).
+    Store,
+    /// Elsewhere (eval keeps them in a file beside its indexes).
+    Other(&'a mut dyn FnMut(&[(String, String)]) -> Result<()>),
+}
+
+impl RecordStep<'_> {
+    /// The context stage: sets the contexts of `ing`'s chunks, a language model's from
+    /// `cache` when it has them. Runs on any thread.
+    pub fn situate(&self, cache: &dyn ContextCache, ing: &mut Ingested) -> Result<Situation> {
+        let Some(contextualizer) = self.contextualizer else { return Ok(Situation::default()) };
+        context::situate(contextualizer, cache, &ing.document, &mut ing.chunks)
+    }
+
+    /// Records `ing`, whose contexts `situation` set: counts and keeps the new contexts,
+    /// embeds, and puts the document into `store`. `progress` is told the chunks embedded
+    /// so far and the document's total.
+    pub fn finish(
+        &self,
+        ing: &mut Ingested,
+        situation: Result<Situation>,
+        sink: ContextSink<'_>,
+        tally: &mut ContextTally,
+        store: &mut dyn StoreWrite,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Recorded, Failed> {
+        let fail = |stage| move |error| Failed { stage, error };
+        let mut recorded = Recorded::default();
+        let situation = situation.map_err(fail(Stage::Context))?;
+        self.keep_contexts(&situation, sink, store, tally, &mut recorded.messages)
+            .map_err(fail(Stage::Context))?;
+        if let Some(embedder) = self.embedder {
+            let started = Instant::now();
+            let (vectors, truncated) = self.embed(embedder, ing, progress).map_err(fail(Stage::Embed))?;
+            recorded.embedded = vectors.len();
+            recorded.truncated = truncated;
+            if truncated > 0 {
+                recorded.messages.push(format!(
+                    "{truncated} chunks are longer than {}'s {}-token window; their tails are invisible to \
+                     the dense leg (lower [chunk] max_tokens)",
+                    embedder.info().model_id,
+                    embedder.info().max_seq_len
+                ));
+            }
+            ing.vectors = Some(vectors);
+            if self.section_vectors {
+                ing.section_vectors = strata_embed::sections::embed_sections(embedder, &ing.document)
+                    .map_err(fail(Stage::Sections))?;
+                recorded.sections_embedded = ing.section_vectors.as_ref().map_or(0, |s| s.nodes.len());
+            }
+            recorded.embed_seconds = started.elapsed().as_secs_f64();
+        }
+        store.put(ing).map_err(fail(Stage::Record))?;
+        Ok(recorded)
+    }
+
+    /// Counts what `situate` did, tells the document's outcome, and keeps the new contexts
+    /// for the cache (on the writing thread).
+    fn keep_contexts(
+        &self,
+        situation: &Situation,
+        sink: ContextSink<'_>,
+        store: &mut dyn StoreWrite,
+        tally: &mut ContextTally,
+        messages: &mut Vec<String>,
+    ) -> Result<()> {
+        let Some(contextualizer) = self.contextualizer else { return Ok(()) };
+        tally.add(situation);
+        if situation.fallbacks > 0 {
+            messages.push(format!(
+                "{} chunks got their structural context: {} did not answer for them (see the warnings above)",
+                situation.fallbacks,
+                contextualizer.id()
+            ));
+        }
+        if situation.truncated > 0 {
+            messages.push(format!(
+                "longer than the model's window: it was shown its beginning and end only ({} chunks flagged)",
+                situation.truncated
+            ));
+        }
+        match sink {
+            _ if situation.to_cache.is_empty() => Ok(()),
+            ContextSink::Store => store.cache_contexts(&situation.to_cache),
+            ContextSink::Other(keep) => keep(&situation.to_cache),
+        }
+    }
+
+    /// The embed stage for chunks: one vector per chunk of `ing`, as the legs index it;
+    /// returns the vectors and how many chunks the model truncated.
+    pub fn embed(
+        &self,
+        embedder: &dyn Embedder,
+        ing: &Ingested,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(ChunkVectors, usize)> {
+        let info = embedder.info();
+        let texts: Vec<Cow<'_, str>> = ing
+            .chunks
+            .iter()
+            .map(|c| context::embedded_text(c, &ing.document.text, self.tokenizer, info.max_seq_len))
+            .collect();
+        let mut values = Vec::with_capacity(texts.len() * info.dim);
+        let mut truncated = 0;
+        let mut done = 0;
+        for slice in texts.chunks(self.embed_slice.unwrap_or(texts.len()).max(1)) {
+            let refs: Vec<&str> = slice.iter().map(|t| t.as_ref()).collect();
+            let vectors = embedder.embed_passages(&refs)?;
+            truncated += vectors.truncated().len();
+            values.extend_from_slice(vectors.as_slice());
+            done += slice.len();
+            progress(done, texts.len());
+        }
+        Ok((ChunkVectors { model: info.model_id.clone(), dim: info.dim, values }, truncated))
+    }
+}

@@ -1,0 +1,46 @@
+//! The transports: streamable HTTP at `/mcp` (one session per client) and stdio.
+
+use std::sync::Arc;
+
+use strata_engine::Engine;
+
+use super::Strata;
+
+/// `/mcp`: the streamable HTTP transport, one session per client.
+pub fn http_service(
+    engine: Arc<Engine>,
+    searches: Arc<tokio::sync::Semaphore>,
+    cancel: tokio_util::sync::CancellationToken,
+    loopback: bool,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<
+    Strata,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(cancel);
+    // On loopback, only loopback Host headers (a browser page cannot rebind a name to us);
+    // off loopback the API key guards /mcp.
+    if !loopback {
+        config = config.disable_allowed_hosts();
+    }
+    StreamableHttpService::new(
+        move || Ok(Strata::new(engine.clone(), searches.clone())),
+        Default::default(),
+        config,
+    )
+}
+
+/// Serves MCP over stdin/stdout until the client closes it (`strata mcp`).
+pub async fn serve_stdio(engine: Arc<Engine>) -> strata_core::Result<()> {
+    use rmcp::ServiceExt;
+    let searches = Arc::new(tokio::sync::Semaphore::new(engine.config().serve.search_slots()));
+    let running = Strata::new(engine, searches)
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| strata_core::Error::Internal(format!("starting MCP over stdio: {e}")))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| strata_core::Error::Internal(format!("serving MCP over stdio: {e}")))?;
+    Ok(())
+}
