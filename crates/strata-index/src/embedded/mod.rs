@@ -17,6 +17,9 @@
 //! The code is split by job: this file opens the folder and holds the store and its commit
 //! payload; `query.rs` builds and runs tantivy queries; `read.rs` answers [`StoreRead`];
 //! `write.rs` stages and commits for [`StoreWrite`].
+//!
+//! [`StoreRead`]: crate::StoreRead
+//! [`StoreWrite`]: crate::StoreWrite
 
 mod query;
 mod read;
@@ -239,6 +242,8 @@ impl EmbeddedStore {
     /// external vector engine that holds this index's vectors, atomically with the records.
     /// It is the commit point of a store that writes its vectors elsewhere: what it names
     /// must be durable there before this is called.
+    ///
+    /// [`StoreWrite::commit`]: crate::StoreWrite::commit
     pub fn commit_external(&mut self, external: &str) -> Result<()> {
         self.commit_payload(Some(external.to_string()))
     }
