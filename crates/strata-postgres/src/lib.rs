@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod bm25;
+mod error;
 mod options;
 mod rows;
 mod schema;

@@ -13,8 +13,8 @@ use strata_core::{Document, DocumentRecord, Error, NodeId, Result};
 use strata_index::{DocSummary, StoredChunk, StoredDocument};
 
 use crate::bm25::{Analyzers, Field, FieldPostings};
+use crate::error::pg;
 use crate::schema;
-use crate::store::pg;
 
 fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     serde_json::to_vec(value).map_err(|e| Error::Internal(format!("serializing a record: {e}")))

@@ -21,9 +21,9 @@ use postgres::Client;
 use strata_core::{Error, Result};
 use strata_index::Manifest;
 
+use crate::error::pg;
 use crate::options::PgOptions;
 use crate::shards;
-use crate::store::pg;
 
 /// Version of the schema this strata writes. Older databases are migrated on open for
 /// writing; newer ones are refused.

@@ -31,9 +31,9 @@ use postgres::config::Host;
 use postgres::Transaction;
 use strata_core::{Error, Result};
 
+use crate::error::pg;
 use crate::options;
 use crate::schema;
-use crate::store::pg;
 
 /// The coordinator's record tables: the columns of `RECORD_DDL`, partitioned by document.
 const PARENT_DDL: &str = r#"

@@ -1,65 +1,27 @@
-//! [`PgStore`]: the `Store` traits on PostgreSQL.
-//!
-//! Reads take a pooled connection each and see the last commit. Writes go through one
-//! connection of their own, which holds an advisory lock (one writer per database, as the
-//! embedded store allows one per folder) and one open transaction from the first staged
-//! write to [`StoreWrite::commit`]. Each `put` runs inside a savepoint, so a document that
-//! fails leaves the others of the transaction intact. A server that dies mid-ingest rolls the
-//! open transaction back: no partial document is ever visible, and running the ingest again
-//! completes it.
+//! The legs of [`StoreRead`] as SQL: documents and chunks from their tables, BM25 (or
+//! `ts_rank`) over the postings, pgvector for the dense legs, the exact legs on indexed
+//! columns and positions.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use pgvector::Vector;
-use postgres::{Client, NoTls};
-use r2d2_postgres::r2d2::{Pool, PooledConnection};
-use r2d2_postgres::PostgresConnectionManager;
-use strata_core::{Definition, DocId, DocumentRecord, Error, NodeId, Result};
+use postgres::Client;
+use strata_core::{Definition, DocId, Error, NodeId, Result};
 use strata_index::{
-    check_vectors, DenseManifest, DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoreWrite,
-    StoredChunk, StoredDocument, BOOST_HEADING, BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
+    DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoredChunk, StoredDocument, BOOST_HEADING,
+    BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
 };
 
+use super::PgStore;
 use crate::bm25::{self, Analyzers, Clause, Field};
-use crate::options::{self, KeywordRanking, PgOptions};
-use crate::rows::{delete_document, Rows};
-use crate::schema::{self, migrate, read_meta, write_manifest};
-use crate::shards;
+use crate::options::KeywordRanking;
+use crate::schema;
 use crate::sql::{needs_record, Sql};
 
 /// `ts_rank` weights `{D, C, B, A}`: chunk text is A, heading B, title C.
 const TS_WEIGHTS_CHUNK: &str = "{0.1, 0.25, 0.5, 1.0}";
 /// Sections: lead and children A, heading path B, weighed alike.
 const TS_WEIGHTS_SECTION: &str = "{0.1, 0.25, 1.0, 1.0}";
-/// The advisory lock the writer holds ("STRATA" in ASCII, truncated).
-const WRITER_LOCK: i64 = 0x5354_5241_5441;
-
-type Manager = PostgresConnectionManager<NoTls>;
-
-/// The open write transaction.
-struct Writer {
-    client: Client,
-    /// A transaction is open.
-    open: bool,
-    /// Ids put since the last commit, so that `remove` also cancels a staged put.
-    staged: HashSet<DocId>,
-    /// The manifest changed (first vectors) and is written with the next commit.
-    manifest_dirty: bool,
-    /// The index's model as last committed, restored when a transaction is discarded.
-    committed_dense: Option<DenseManifest>,
-}
-
-/// The `Store` traits on PostgreSQL with pgvector.
-pub struct PgStore {
-    label: PathBuf,
-    options: PgOptions,
-    manifest: Manifest,
-    pool: Pool<Manager>,
-    /// The write connection (a `Mutex` only to make the store `Sync`: writes take `&mut self`).
-    writer: Option<Mutex<Writer>>,
-}
 
 /// Counts BM25 needs, over the whole index.
 struct Stats {
@@ -72,145 +34,6 @@ struct Stats {
 }
 
 impl PgStore {
-    /// Opens an existing store for reading.
-    pub fn open(options: PgOptions) -> Result<PgStore> {
-        let label = PathBuf::from(options::redact(&options.url));
-        let mut client = connect(&options.url, &label)?;
-        let manifest = read_meta(&mut client, &label)?.ok_or_else(|| Error::Index {
-            path: label.clone(),
-            reason: "this database holds no strata index; run `strata ingest PATH` with this [store] first"
-                .into(),
-        })?;
-        drop(client);
-        let pool = pool(&options, &label)?;
-        Ok(PgStore { label, options, manifest, pool, writer: None })
-    }
-
-    /// Opens a store for writing, creating its tables (and, with shards, the partitions on
-    /// them) when the database has none. An existing store must have been built with the same
-    /// settings as `wanted`.
-    pub fn open_or_create(options: PgOptions, wanted: Manifest) -> Result<PgStore> {
-        let label = PathBuf::from(options::redact(&options.url));
-        let mut client = connect(&options.url, &label)?;
-        let locked: bool = client
-            .query_one("SELECT pg_try_advisory_lock($1)", &[&WRITER_LOCK])
-            .map_err(pg(&label, "taking the writer lock"))?
-            .get(0);
-        if !locked {
-            return Err(Error::Index {
-                path: label,
-                reason: "another process is writing to this index; wait for it to finish".into(),
-            });
-        }
-        migrate(&mut client, &options, &label)?;
-        let manifest = match read_meta(&mut client, &label)? {
-            Some(existing) => {
-                existing.check_compatible(&wanted, &label)?;
-                existing
-            }
-            None => {
-                write_manifest(&mut client, &wanted, &label)?;
-                wanted
-            }
-        };
-        // The writer reads what it wrote: from the primary, never from a lagging standby.
-        let pool = pool(&PgOptions { read_url: None, ..options.clone() }, &label)?;
-        let writer = Writer {
-            client,
-            open: false,
-            staged: HashSet::new(),
-            manifest_dirty: false,
-            committed_dense: manifest.dense.clone(),
-        };
-        Ok(PgStore { label, options, manifest, pool, writer: Some(Mutex::new(writer)) })
-    }
-
-    /// The manifest of the store at `options`, or `None` when the database holds no index.
-    pub fn read_manifest(options: &PgOptions) -> Result<Option<Manifest>> {
-        let label = PathBuf::from(options::redact(&options.url));
-        read_meta(&mut connect(&options.url, &label)?, &label)
-    }
-
-    /// What identifies the last commit without opening the store: a counter every commit
-    /// raises. `None` when the database holds no index.
-    pub fn commit_stamp(options: &PgOptions) -> Result<Option<String>> {
-        let label = PathBuf::from(options::redact(&options.url));
-        let url = options.read_url.as_deref().unwrap_or(&options.url);
-        let mut client = connect(url, &label)?;
-        let exists: bool = client
-            .query_one("SELECT to_regclass('strata_meta') IS NOT NULL", &[])
-            .map_err(pg(&label, "reading the schema"))?
-            .get(0);
-        if !exists {
-            return Ok(None);
-        }
-        Ok(client
-            .query_opt("SELECT value FROM strata_meta WHERE key = 'commits'", &[])
-            .map_err(pg(&label, "reading the commit counter"))?
-            .map(|r| r.get(0)))
-    }
-
-    /// Drops every table of a strata index (and, when sharded, the shards' tables and the
-    /// foreign servers) from the database at `options`. `strata eval` starts each run
-    /// empty with it; nothing else of the database is touched.
-    pub fn destroy(options: &PgOptions) -> Result<()> {
-        let label = PathBuf::from(options::redact(&options.url));
-        let mut client = connect(&options.url, &label)?;
-        let mut drop = String::new();
-        for table in
-            schema::RECORD_TABLES.iter().chain(&["strata_documents", "strata_contexts", "strata_meta"])
-        {
-            drop.push_str(&format!("DROP TABLE IF EXISTS {table} CASCADE;"));
-        }
-        for i in 0..options.shards.len() {
-            drop.push_str(&format!("DROP SERVER IF EXISTS strata_shard_{i} CASCADE;"));
-        }
-        client.batch_execute(&drop).map_err(pg(&label, "dropping the index's tables"))?;
-        for url in &options.shards {
-            let shard = PathBuf::from(options::redact(url));
-            let mut c = connect(url, &shard)?;
-            let drop: String =
-                schema::RECORD_TABLES.iter().map(|t| format!("DROP TABLE IF EXISTS {t} CASCADE;")).collect();
-            c.batch_execute(&drop).map_err(pg(&shard, "dropping a shard's tables"))?;
-        }
-        Ok(())
-    }
-
-    /// Bytes the database takes on its server (tables, indexes, TOAST), without the shards'.
-    pub fn size_on_disk(&self) -> Result<u64> {
-        let size: i64 = self
-            .conn()?
-            .query_one("SELECT pg_database_size(current_database())", &[])
-            .map_err(self.err("reading the database size"))?
-            .get(0);
-        Ok(size.max(0) as u64)
-    }
-
-    /// The URL of the store without its password, as messages name it.
-    pub fn label(&self) -> &Path {
-        &self.label
-    }
-
-    fn conn(&self) -> Result<PooledConnection<Manager>> {
-        self.pool.get().map_err(|e| Error::Index {
-            path: self.label.clone(),
-            reason: format!(
-                "no connection to the server ({e}); check that it runs and that [store] url is right"
-            ),
-        })
-    }
-
-    fn err(&self, what: &'static str) -> impl Fn(postgres::Error) -> Error + '_ {
-        pg(&self.label, what)
-    }
-
-    fn damaged(&self, e: serde_json::Error) -> Error {
-        Error::Index {
-            path: self.label.clone(),
-            reason: format!("a stored record is damaged ({e}); re-ingest the affected document"),
-        }
-    }
-
     fn stats(&self, client: &mut Client) -> Result<Stats> {
         let row = client
             .query_one(
@@ -391,69 +214,6 @@ impl PgStore {
                 })
             })
             .collect()
-    }
-
-    fn writer(&mut self) -> Result<&mut Writer> {
-        let label = self.label.clone();
-        let w = self
-            .writer
-            .as_mut()
-            .ok_or_else(|| Error::Index { path: label.clone(), reason: "opened read-only".into() })?
-            .get_mut()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if !w.open {
-            w.client.batch_execute("BEGIN").map_err(pg(&label, "starting a transaction"))?;
-            w.open = true;
-        }
-        Ok(w)
-    }
-}
-
-fn connect(url: &str, label: &Path) -> Result<Client> {
-    options::config(url)?.connect(NoTls).map_err(|e| Error::Index {
-        path: label.to_path_buf(),
-        reason: format!("cannot connect ({e}); check that the server runs and that [store] url is right"),
-    })
-}
-
-fn pool(options: &PgOptions, label: &Path) -> Result<Pool<Manager>> {
-    let url = options.read_url.as_deref().unwrap_or(&options.url);
-    let manager = PostgresConnectionManager::new(options::config(url)?, NoTls);
-    Pool::builder()
-        .max_size(options.pool_size.max(1))
-        .min_idle(Some(1))
-        .connection_timeout(std::time::Duration::from_secs(10))
-        .build(manager)
-        .map_err(|e| Error::Index {
-            path: PathBuf::from(options::redact(url)),
-            reason: format!(
-                "cannot open a pool of {} connections ({e}); check that the server runs and accepts them",
-                options.pool_size
-            ),
-        })
-        .inspect(|_| tracing::debug!(store = %label.display(), "connection pool ready"))
-}
-
-/// Maps a driver error to what happened and what to do.
-pub(crate) fn pg<'a>(label: &'a Path, what: &'static str) -> impl Fn(postgres::Error) -> Error + 'a {
-    move |e| {
-        // Class 08 is a connection exception, 57P a server shutting down or crashing.
-        let code = e.as_db_error().map(|db| db.code().code().to_string());
-        let io = std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>());
-        let lost = e.is_closed()
-            || io
-            || code.as_deref().is_some_and(|c| c.starts_with("08") || c.starts_with("57P"))
-            || (code.is_none() && e.to_string().contains("connection"));
-        let reason = if lost {
-            format!(
-                "{what}: lost the connection to the server ({e}); nothing uncommitted was kept. Start the server and run the same command again"
-            )
-        } else if let Some(db) = e.as_db_error() {
-            format!("{what}: {} ({})", db.message(), db.code().code())
-        } else {
-            format!("{what}: {e}")
-        };
-        Error::Index { path: label.to_path_buf(), reason }
     }
 }
 
@@ -733,173 +493,5 @@ impl StoreRead for PgStore {
             .query("SELECT key, context FROM strata_contexts WHERE key = ANY($1)", &[&keys])
             .map_err(self.err("reading cached contexts"))?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-    }
-}
-
-impl PgStore {
-    /// Runs `write` inside a savepoint of the open transaction: when it fails, only what it
-    /// did is undone and the transaction goes on. A failure of the savepoint itself (the
-    /// connection is gone) discards the whole transaction.
-    fn in_savepoint(
-        &mut self,
-        what: &'static str,
-        write: impl FnOnce(&mut Client) -> Result<()>,
-    ) -> Result<()> {
-        let label = self.label.clone();
-        let w = self.writer()?;
-        if let Err(e) = w.client.batch_execute("SAVEPOINT strata_write") {
-            let e = pg(&label, what)(e);
-            self.abort();
-            return Err(e);
-        }
-        match write(&mut w.client) {
-            Ok(()) => match w.client.batch_execute("RELEASE SAVEPOINT strata_write") {
-                Ok(()) => Ok(()),
-                Err(e) => {
-                    let e = pg(&label, what)(e);
-                    self.abort();
-                    Err(e)
-                }
-            },
-            Err(e) => {
-                let undone = w
-                    .client
-                    .batch_execute("ROLLBACK TO SAVEPOINT strata_write; RELEASE SAVEPOINT strata_write");
-                if undone.is_err() {
-                    self.abort();
-                }
-                Err(e)
-            }
-        }
-    }
-
-    /// Discards the open transaction (after a failure it cannot survive): nothing staged
-    /// since the last commit is kept, and the manifest is the committed one again.
-    fn abort(&mut self) {
-        if let Some(w) = self.writer.as_mut() {
-            let w = w.get_mut().unwrap_or_else(|p| p.into_inner());
-            if w.open {
-                let _ = w.client.batch_execute("ROLLBACK");
-            }
-            w.open = false;
-            w.staged.clear();
-            w.manifest_dirty = false;
-            self.manifest.dense = w.committed_dense.clone();
-        }
-    }
-}
-
-impl StoreWrite for PgStore {
-    fn put(&mut self, record: &DocumentRecord) -> Result<()> {
-        let doc = &record.document;
-        let id = doc.id.as_str().to_string();
-        check_vectors(record)?;
-        // The index's model, as it will be once this document is in; set on the manifest
-        // only when the document is.
-        let mut dense = self.manifest.clone();
-        if let Some(v) = &record.vectors {
-            dense.check_dense(&v.model, v.dim, &self.label)?;
-            if dense.dense.is_none() {
-                dense.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
-            }
-        }
-        if let Some(sv) = &record.section_vectors {
-            dense.check_dense(&sv.vectors.model, sv.vectors.dim, &self.label)?;
-        }
-        let new_dim = match (&self.manifest.dense, &dense.dense) {
-            (None, Some(d)) => Some(d.dim),
-            _ => None,
-        };
-        let rows = Rows::of(record)?;
-        let label = self.label.clone();
-        let shards = self.options.shards.clone();
-        if let Some(dim) = new_dim {
-            // Sharded: the shards' own indexes first, outside this transaction (DDL on
-            // foreign servers is not part of it; repeating it is harmless).
-            shards::vector_ddl(&shards, dim, &label)?;
-        }
-        self.in_savepoint("writing a document", |client| {
-            if let (Some(dim), true) = (new_dim, shards.is_empty()) {
-                client
-                    .batch_execute(&schema::vector_ddl(dim))
-                    .map_err(pg(&label, "creating the vector indexes"))?;
-            }
-            delete_document(client, &id, &label)?;
-            rows.write(client, &label)
-        })?;
-        let w = self.writer()?;
-        w.staged.insert(doc.id.clone());
-        if new_dim.is_some() {
-            w.manifest_dirty = true;
-            self.manifest = dense;
-        }
-        Ok(())
-    }
-
-    fn remove(&mut self, id: &DocId) -> Result<bool> {
-        let staged = self
-            .writer
-            .as_mut()
-            .is_some_and(|w| w.get_mut().unwrap_or_else(|p| p.into_inner()).staged.contains(id));
-        if !staged && self.content_hash(id)?.is_none() {
-            return Ok(false);
-        }
-        let label = self.label.clone();
-        self.in_savepoint("removing a document", |client| delete_document(client, id.as_str(), &label))?;
-        self.writer()?.staged.remove(id);
-        Ok(true)
-    }
-
-    fn cache_contexts(&mut self, entries: &[(String, String)]) -> Result<()> {
-        if entries.is_empty() {
-            return Ok(());
-        }
-        // One row per key, the last context winning (two chunks of one document with the
-        // same text share a key; one INSERT may not touch a row twice).
-        let unique: BTreeMap<&str, &str> = entries.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        let keys: Vec<&str> = unique.keys().copied().collect();
-        let contexts: Vec<&str> = unique.values().copied().collect();
-        let label = self.label.clone();
-        self.in_savepoint("caching contexts", |client| {
-            client
-                .execute(
-                    "INSERT INTO strata_contexts (key, context) SELECT * FROM unnest($1::text[], $2::text[])
-                     ON CONFLICT (key) DO UPDATE SET context = EXCLUDED.context",
-                    &[&keys, &contexts],
-                )
-                .map_err(pg(&label, "caching contexts"))?;
-            Ok(())
-        })
-    }
-
-    fn commit(&mut self) -> Result<()> {
-        let label = self.label.clone();
-        let manifest = self.manifest.clone();
-        let w = self.writer()?;
-        let committed = (|| {
-            if w.manifest_dirty {
-                write_manifest(&mut w.client, &manifest, &label)?;
-            }
-            w.client
-                .batch_execute(
-                    "UPDATE strata_meta SET value = (value::bigint + 1)::text WHERE key = 'commits';
-                     COMMIT",
-                )
-                .map_err(pg(&label, "committing"))
-        })();
-        match committed {
-            Ok(()) => {
-                w.open = false;
-                w.manifest_dirty = false;
-                w.staged.clear();
-                w.committed_dense = manifest.dense;
-                Ok(())
-            }
-            Err(e) => {
-                // Whatever the server did with it, this transaction is over.
-                self.abort();
-                Err(e)
-            }
-        }
     }
 }

@@ -1,0 +1,208 @@
+//! [`StoreWrite`] on the embedded store: a document's records staged in the tantivy writer
+//! with its vectors, and the commit that publishes both.
+
+use serde::Serialize;
+use strata_core::{Chunk, DocId, Document, DocumentRecord, Error, Result};
+use tantivy::{IndexWriter, TantivyDocument, Term};
+
+use super::{tv, CommitPayload, DocMeta, EmbeddedStore};
+use crate::schema::{KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_TEXT};
+use crate::store::{check_vectors, StoreRead, StoreWrite, StoredChunk};
+use crate::DenseManifest;
+
+impl StoreWrite for EmbeddedStore {
+    fn put(&mut self, record: &DocumentRecord) -> Result<()> {
+        let f = self.f;
+        let doc = &record.document;
+        let id = doc.id.as_str().to_string();
+        let mut docs: Vec<TantivyDocument> =
+            Vec::with_capacity(record.chunks.len() + record.definitions.len() + doc.tree.len() + 2);
+
+        let mut text = TantivyDocument::default();
+        text.add_text(f.kind, KIND_TEXT);
+        text.add_text(f.doc_id, &id);
+        text.add_bytes(f.payload, doc.text.as_bytes());
+        docs.push(text);
+
+        let meta = DocMeta {
+            document: Document { text: String::new(), ..doc.clone() },
+            definitions: record.definitions.clone(),
+            references: record.references.clone(),
+            chunks: record.chunks.len(),
+        };
+        let mut d = TantivyDocument::default();
+        d.add_text(f.kind, KIND_DOC);
+        d.add_text(f.doc_id, &id);
+        d.add_text(f.hash, &doc.source.content_hash);
+        d.add_bytes(f.payload, &Self::json(&meta)?);
+        docs.push(d);
+
+        for def in &record.definitions {
+            let mut d = TantivyDocument::default();
+            d.add_text(f.kind, KIND_DEF);
+            d.add_text(f.doc_id, &id);
+            d.add_text(f.terms, &def.normalized);
+            d.add_bytes(f.payload, &Self::json(def)?);
+            docs.push(d);
+        }
+
+        for chunk in &record.chunks {
+            docs.push(self.chunk_doc(doc, chunk)?);
+        }
+
+        // Format 1 indexes have no section fields: their documents get no section records.
+        let section_fields = f.section_text.zip(f.section_heading);
+        for profile in section_fields.map(|_| strata_core::section_profiles(doc)).unwrap_or_default() {
+            let (text, heading) = section_fields.expect("checked above");
+            let mut d = TantivyDocument::default();
+            d.add_text(f.kind, KIND_SECTION);
+            d.add_text(f.doc_id, &id);
+            d.add_text(f.chunk_id, format!("{id}#{}", profile.node));
+            d.add_u64(f.node, profile.node.0 as u64);
+            d.add_text(text, format!("{}\n{}", profile.lead, profile.children));
+            d.add_text(heading, &profile.heading_path);
+            if let (Some((first, last)), Some(node)) = (f.pages, doc.tree.get(profile.node)) {
+                d.add_u64(first, node.pages.first as u64);
+                d.add_u64(last, node.pages.last as u64);
+            }
+            if let Some(number) = doc.tree.get(profile.node).and_then(|n| n.number.as_ref()) {
+                d.add_text(f.numbers, number.key());
+            }
+            docs.push(d);
+        }
+
+        check_vectors(record)?;
+        if let Some(v) = &record.vectors {
+            self.manifest.check_dense(&v.model, v.dim, &self.dir)?;
+        }
+        if let Some(sv) = &record.section_vectors {
+            self.manifest.check_dense(&sv.vectors.model, sv.vectors.dim, &self.dir)?;
+        }
+        if let (Some(v), None) = (&record.vectors, &self.manifest.dense) {
+            self.manifest.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
+            self.manifest_dirty = true;
+        }
+
+        let dir = self.dir.clone();
+        let writer = self.writer()?;
+        writer.delete_term(Term::from_field_text(f.doc_id, &id));
+        for d in docs {
+            writer.add_document(d).map_err(tv(&dir))?;
+        }
+        self.staged.insert(doc.id.clone());
+        self.vectors.put(&doc.id, &record.chunks, record.vectors.as_ref());
+        // A format 1 index has no section leg: it keeps no section vectors either.
+        let sections = record.section_vectors.as_ref().filter(|_| f.section_text.is_some()).map(|sv| {
+            let rows = sv
+                .nodes
+                .iter()
+                .map(|n| {
+                    let pages = doc.tree.get(*n).map_or((1, 1), |x| (x.pages.first, x.pages.last));
+                    (format!("{id}#{n}"), n.0, strata_core::ChunkKind::Content, pages)
+                })
+                .collect();
+            (rows, &sv.vectors)
+        });
+        match sections {
+            Some((rows, vectors)) => self.section_vectors.put_rows(&doc.id, rows, Some(vectors)),
+            None => self.section_vectors.remove(&doc.id),
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, id: &DocId) -> Result<bool> {
+        if !self.staged.remove(id) && self.content_hash(id)?.is_none() {
+            return Ok(false);
+        }
+        let f = self.f;
+        self.writer()?.delete_term(Term::from_field_text(f.doc_id, id.as_str()));
+        self.vectors.remove(id);
+        self.section_vectors.remove(id);
+        Ok(true)
+    }
+
+    fn cache_contexts(&mut self, entries: &[(String, String)]) -> Result<()> {
+        let (f, dir) = (self.f, self.dir.clone());
+        let writer = self.writer()?;
+        for (key, context) in entries {
+            writer.delete_term(Term::from_field_text(f.chunk_id, key));
+            let mut d = TantivyDocument::default();
+            d.add_text(f.kind, KIND_CONTEXT);
+            d.add_text(f.chunk_id, key);
+            d.add_bytes(f.payload, context.as_bytes());
+            writer.add_document(d).map_err(tv(&dir))?;
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        self.commit_payload(self.external.clone())
+    }
+}
+
+impl EmbeddedStore {
+    pub(super) fn commit_payload(&mut self, external: Option<String>) -> Result<()> {
+        let dir = self.dir.clone();
+        let (model, dim) = self.manifest.dense.as_ref().map(|d| (d.model.clone(), d.dim)).unwrap_or_default();
+        // Vector files first; the tantivy commit below publishes them with the records.
+        let state = self.vectors.prepare(&model, dim)?;
+        let sections = self.section_vectors.prepare(&model, dim)?;
+        if self.manifest_dirty {
+            self.manifest.write(&dir)?;
+            self.manifest_dirty = false;
+        }
+        let payload = serde_json::to_string(&CommitPayload {
+            vectors: state.clone(),
+            sections: sections.clone(),
+            external: external.clone(),
+        })
+        .map_err(|e| Error::Internal(e.to_string()))?;
+        let mut prepared = self.writer()?.prepare_commit().map_err(tv(&dir))?;
+        prepared.set_payload(&payload);
+        prepared.commit().map_err(tv(&dir))?;
+        self.staged.clear();
+        self.reader.reload().map_err(tv(&dir))?;
+        self.vectors.published(state)?;
+        self.section_vectors.published(sections)?;
+        self.external = external;
+        Ok(())
+    }
+
+    fn chunk_doc(&self, doc: &Document, chunk: &Chunk) -> Result<TantivyDocument> {
+        let f = self.f;
+        let stored = StoredChunk::of(doc, chunk);
+        let indexed = chunk.indexed_span().slice(&doc.text);
+        let mut d = TantivyDocument::default();
+        d.add_text(f.kind, KIND_CHUNK);
+        d.add_text(f.doc_id, doc.id.as_str());
+        d.add_text(f.chunk_id, &chunk.id);
+        d.add_u64(f.ordinal, chunk.ordinal as u64);
+        d.add_u64(f.node, chunk.node.0 as u64);
+        d.add_text(f.chunk_kind, chunk.kind.name());
+        if let Some((first, last)) = f.pages {
+            d.add_u64(first, chunk.pages.first as u64);
+            d.add_u64(last, chunk.pages.last as u64);
+        }
+        d.add_text(f.text, chunk.indexed_text(&doc.text));
+        d.add_text(f.heading, chunk.heading_path.join(" > "));
+        d.add_text(f.title, &doc.title);
+        d.add_text(f.exact_text, indexed);
+        if let Some(key) = &stored.number {
+            d.add_text(f.numbers, key);
+        }
+        for term in &chunk.defines {
+            d.add_text(f.terms, term);
+        }
+        d.add_bytes(f.payload, &Self::json(&stored)?);
+        Ok(d)
+    }
+
+    fn writer(&mut self) -> Result<&mut IndexWriter> {
+        let dir = self.dir.clone();
+        self.writer.as_mut().ok_or_else(|| Error::Index { path: dir, reason: "opened read-only".into() })
+    }
+
+    fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
+        serde_json::to_vec(value).map_err(|e| Error::Internal(format!("serializing a record: {e}")))
+    }
+}
