@@ -194,7 +194,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Read { doc, pages } => {
-            let read = navigator(config, &cli.index)?.read_pages(&doc, &pages).context("--pages")?;
+            let read = navigator(config, &cli.index)?.read_pages(&doc, &pages)?;
             emit(cli.json, &read, render::pages)?;
             Ok(ExitCode::SUCCESS)
         }

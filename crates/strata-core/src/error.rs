@@ -54,13 +54,13 @@ pub enum Error {
     /// What strata was doing when another error happened; the message keeps both
     /// (`loading embedding model all-MiniLM-L6-v2: …`), and [`Error::root`] finds whose fault
     /// it was.
-    #[error("{context}: {source}")]
+    #[error("{context}: {inner}")]
     Context {
         /// What strata was doing.
         context: String,
-        /// What went wrong.
-        #[source]
-        source: Box<Error>,
+        /// What went wrong. Not a `source`: the message already holds it, and a binary that
+        /// prints the chain (`anyhow`'s `{:#}`) would print it twice.
+        inner: Box<Error>,
     },
 }
 
@@ -87,14 +87,14 @@ impl Error {
 
     /// The error with what strata was doing when it happened.
     pub fn context(self, context: impl Into<String>) -> Error {
-        Error::Context { context: context.into(), source: Box::new(self) }
+        Error::Context { context: context.into(), inner: Box::new(self) }
     }
 
     /// The error under any [`Error::Context`] layers: its kind says whose fault it was.
     pub fn root(&self) -> &Error {
         let mut e = self;
-        while let Error::Context { source, .. } = e {
-            e = source;
+        while let Error::Context { inner, .. } = e {
+            e = inner;
         }
         e
     }

@@ -6,10 +6,10 @@
 //! STRATA_BENCH_CHUNKS=100000 cargo bench -p strata-engine --bench latency
 //! ```
 //!
-//! The index: the corpus's Markdown, HTML and text documents, read, chunked, situated and
-//! embedded as `strata ingest` does with the default model (chunks fitted to MiniLM's
-//! window, structural contexts, [`strata_engine::record::RecordStep`]) once (the vectors
-//! cached next to the index), then written again and again as
+//! The index: the corpus's Markdown, HTML and text documents, read and chunked as
+//! `strata ingest` does with the default model (chunks fitted to MiniLM's window), embedded
+//! once with the real model by the ingest's own step ([`strata_engine::record::RecordStep`],
+//! without contexts; cached next to the index), then written again and again as
 //! copies under new document ids until the index holds the wanted number of chunks. A copy's
 //! vectors are the originals plus Gaussian noise (σ = 0.02 per dimension, then normalized;
 //! cosine ≈ 0.93 to the original), so that copies are near neighbours, not duplicates that
@@ -33,7 +33,6 @@ use strata_core::{ChunkVectors, Config, DocId, DocumentRecord, Result};
 use strata_embed::{Embedder, EmbedderInfo, Embeddings};
 use strata_engine::record::RecordStep;
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
-use strata_ingest::context::{NoCache, Structural};
 use strata_ingest::pipeline::Pipeline;
 use strata_search::{Mode, SearchRequest, Searcher, Timings};
 
@@ -128,9 +127,9 @@ fn main() -> Result<()> {
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
     let index = target.join(format!("bench-index-{wanted}"));
 
-    // The originals, chunked, situated and embedded once (cached), as `strata ingest` does.
+    // The originals, chunked and embedded once (cached), without contexts.
     let step = RecordStep {
-        contextualizer: Some(&Structural),
+        contextualizer: None,
         embedder: Some(model.as_ref()),
         tokenizer: pipeline.tokenizer().as_ref(),
         section_vectors: true,
@@ -143,14 +142,12 @@ fn main() -> Result<()> {
         files.sort();
         for file in files {
             let doc = pipeline.read_file(&file)?;
-            let mut record = pipeline.process(doc);
-            step.situate(&NoCache, &mut record)?;
-            originals.push(record);
+            originals.push(pipeline.process(doc));
         }
     }
     let base_chunks: usize = originals.iter().map(|r| r.chunks.len()).sum();
     let info = model.info().clone();
-    let cache = target.join(format!("bench-vectors-{}-{base_chunks}-structural.f32", info.model_id));
+    let cache = target.join(format!("bench-vectors-{}-{base_chunks}.f32", info.model_id));
     let base: Vec<f32> = match std::fs::read(&cache) {
         Ok(bytes) if bytes.len() == base_chunks * info.dim * 4 => {
             bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect()

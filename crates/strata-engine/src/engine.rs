@@ -106,6 +106,7 @@ impl Engine {
         if manifest.is_none() && options.create {
             // An empty index with the settings a first ingest would give it.
             Pipeline::new(&ingest_config)
+                .context("loading the tokenizer")
                 .and_then(|pipeline| ingest::open_for_ingest(&ingest_config, &location, &pipeline))
                 .with_context(|| format!("creating an index in {}", location.describe()))?;
         }

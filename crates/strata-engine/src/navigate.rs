@@ -50,9 +50,10 @@ impl Engine {
         Ok(navigate::refs(&stored, node))
     }
 
-    /// The section that a reference made in section `node` points to: `target` is the
-    /// reference as written (`Section 203(a)`) or its target (`203(a)`).
-    pub fn follow(&self, doc: &str, node: &str, target: &str) -> Result<Section> {
+    /// The section that a reference made in section `node` points to, and the reference as
+    /// the document writes it: `target` is that text (`Section 203(a)`) or its target
+    /// (`203(a)`).
+    pub fn follow(&self, doc: &str, node: &str, target: &str) -> Result<(String, Section)> {
         let snapshot = self.snapshot();
         let (stored, from) = navigate::resolve(snapshot.store(), doc, Some(node))?;
         let refs = navigate::refs(&stored, from);
@@ -64,8 +65,7 @@ impl Engine {
         });
         let Some(hit) = hit else {
             return Err(Error::not_found(format!(
-                "section {node} makes no reference {target:?}; list its references (follow_reference without \
-                 target, `strata refs {doc}#{node}`) to see them"
+                "section {node} makes no reference {target:?}; call follow_reference without target to list them"
             )));
         };
         let Some(to) = hit.reference.resolved else {
@@ -75,7 +75,7 @@ impl Engine {
                 hit.reference.external.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
             )));
         };
-        Ok(navigate::section(&stored, to))
+        Ok((hit.reference.raw.clone(), navigate::section(&stored, to)))
     }
 
     /// The definitions of `term` on the last commit, in one document (id or part of its path)

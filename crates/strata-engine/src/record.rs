@@ -65,6 +65,16 @@ pub struct Failed {
     pub error: Error,
 }
 
+impl From<Failed> for Error {
+    /// The error with the stage that failed as its context (`embedding failed: …`).
+    fn from(failed: Failed) -> Error {
+        match stage_prefix(failed.stage).strip_suffix(": ") {
+            Some(stage) => failed.error.context(stage),
+            None => failed.error,
+        }
+    }
+}
+
 fn stage_prefix(stage: Stage) -> &'static str {
     match stage {
         Stage::Context => "writing its chunks' contexts failed: ",

@@ -298,20 +298,19 @@ pub fn ingest(
     let mut ids: HashSet<DocId> = HashSet::new();
     let mut tokens = 0u64;
     for (n, input) in dataset.documents.iter().enumerate() {
-        let read = read_one(&pipeline, dataset, input, ingest, aligned.contains(input.name.as_str()), &mut ids);
-        let recorded = read.and_then(|(mut record, view)| {
-            let situation = match &cache {
-                Some(cache) => step.situate(cache, &mut record),
-                None => step.situate(&context::NoCache, &mut record),
-            };
-            let mut keep = |new: &[(String, String)]| cache.as_mut().map_or(Ok(()), |c| c.append(new));
-            let sink = if chosen.llm().is_some() { ContextSink::Other(&mut keep) } else { ContextSink::Store };
-            let recorded = step.finish(&mut record, situation, sink, &mut tally, store.as_mut(), &mut |_, _| {});
-            let recorded = recorded.map_err(|f| Error::user(f.to_string()))?;
-            Ok((record, view, recorded))
-        });
-        match recorded {
-            Ok((record, view, recorded)) => {
+        // A document that cannot be read is reported and skipped; a failure past reading (a
+        // model or the store) stops the run, which would otherwise score a partial index.
+        match read_one(&pipeline, dataset, input, ingest, aligned.contains(input.name.as_str()), &mut ids) {
+            Ok((mut record, view)) => {
+                let situation = match &cache {
+                    Some(cache) => step.situate(cache, &mut record),
+                    None => step.situate(&context::NoCache, &mut record),
+                };
+                let mut keep = |new: &[(String, String)]| cache.as_mut().map_or(Ok(()), |c| c.append(new));
+                let sink = if chosen.llm().is_some() { ContextSink::Other(&mut keep) } else { ContextSink::Store };
+                let recorded = step
+                    .finish(&mut record, situation, sink, &mut tally, store.as_mut(), &mut |_, _| {})
+                    .map_err(|f| Error::from(f).context(format!("ingesting {}", input.name)))?;
                 stats.truncated += recorded.truncated;
                 stats.embed_seconds += recorded.embed_seconds;
                 stats.documents += 1;

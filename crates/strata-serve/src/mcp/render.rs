@@ -138,11 +138,11 @@ pub(super) fn definitions(term: &str, found: &[CitedDefinition]) -> String {
     text
 }
 
-/// The section a reference led to.
-pub(super) fn followed(target: &str, section: &mut Section) -> String {
+/// The section a reference (`raw`, as the document writes it) led to.
+pub(super) fn followed(raw: &str, section: &mut Section) -> String {
     cut(&mut section.text);
     format!(
-        "{target} → {} (node {}, {})\n\n{}",
+        "{raw} → {} (node {}, {})\n\n{}",
         section.heading_path.join(" › "),
         section.node_id,
         pages_label(section.pages),

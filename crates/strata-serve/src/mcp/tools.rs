@@ -192,8 +192,8 @@ impl Strata {
         let engine = self.engine.clone();
         run(move || {
             if let Some(target) = args.target.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-                let mut section = engine.follow(&args.doc, &args.node, target)?;
-                return Ok(answer(render::followed(target, &mut section), &section));
+                let (raw, mut section) = engine.follow(&args.doc, &args.node, target)?;
+                return Ok(answer(render::followed(&raw, &mut section), &section));
             }
             let refs = engine.references(&args.doc, Some(&args.node))?;
             Ok(answer(render::references(&refs), &refs))
