@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/fetch-models.sh all-MiniLM-L6-v2 >/dev/null
-cargo build --release --quiet -p strata-cli
+# Only the embedded store: the optional backends (PostgreSQL, Milvus) are cargo features.
+cargo build --release --quiet -p strata-cli --no-default-features
 strata() { target/release/strata "$@"; }
 
 corpus=../shared/data/corpus

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+#[cfg(any(feature = "postgres", feature = "milvus"))]
 use strata_core::config::StoreConfig;
 use strata_core::Config;
 use strata_eval::{Chunking, ContextMode, Grid, IngestConfig, LoadOptions, Progress, Strategy};
@@ -66,6 +67,7 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
         strategies,
         limit: args.limit,
         index_dir: args.index_dir.clone().unwrap_or_else(|| out.join("index")),
+        #[cfg(feature = "postgres")]
         postgres: match &args.postgres {
             Some(url) => {
                 let store =
@@ -75,6 +77,7 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
             }
             None => None,
         },
+        #[cfg(feature = "milvus")]
         milvus: match &args.milvus {
             Some(url) => {
                 let store =
@@ -89,6 +92,14 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
             None => None,
         },
     };
+    #[cfg(not(feature = "postgres"))]
+    if args.postgres.is_some() {
+        anyhow::bail!("--postgres: this strata was built without PostgreSQL; build it with `--features postgres`");
+    }
+    #[cfg(not(feature = "milvus"))]
+    if args.milvus.is_some() {
+        anyhow::bail!("--milvus: this strata was built without Milvus; build it with `--features milvus`");
+    }
     let embedder = embedder::for_ingest(config, model)?;
     let mut rerank = config.rerank.clone();
     if let Some(m) = &args.rerank_model {

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use strata_core::{Config, Error, Result};
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
+#[cfg(feature = "milvus")]
 use strata_milvus::{MilvusOptions, MilvusStore};
+#[cfg(feature = "postgres")]
 use strata_postgres::{PgOptions, PgStore};
 
 /// Where an index lives.
@@ -18,8 +20,10 @@ pub enum Location {
     /// The embedded store in this folder.
     Embedded(PathBuf),
     /// PostgreSQL with pgvector.
+    #[cfg(feature = "postgres")]
     Postgres(PgOptions),
     /// Records and keyword legs in this folder, vectors in Milvus.
+    #[cfg(feature = "milvus")]
     Milvus(PathBuf, MilvusOptions),
 }
 
@@ -28,22 +32,29 @@ impl Location {
     pub fn of(config: &Config, index: &Path) -> Result<Location> {
         let store = &config.store;
         match store.kind.as_str() {
+            #[cfg(feature = "postgres")]
             "postgres" => {
                 let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"postgres\" needs url (or STRATA_STORE_URL)")
                 })?;
                 Ok(Location::Postgres(Location::postgres_options(config, url)?))
             }
+            #[cfg(feature = "milvus")]
             "milvus" => {
                 let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"milvus\" needs url (or STRATA_STORE_URL)")
                 })?;
                 Ok(Location::Milvus(index.to_path_buf(), Location::milvus_options(config, url)))
             }
+            #[cfg(not(all(feature = "postgres", feature = "milvus")))]
+            kind @ ("postgres" | "milvus") => Err(Error::user(format!(
+                "[store] kind = {kind:?}: this strata was built without it; build it with `--features {kind}`"
+            ))),
             _ => Ok(Location::Embedded(index.to_path_buf())),
         }
     }
 
+    #[cfg(feature = "postgres")]
     /// A PostgreSQL store at `url` with the rest of `[store]` (and `[dense] ann_threshold`).
     pub fn postgres_options(config: &Config, url: &str) -> Result<PgOptions> {
         let store = &config.store;
@@ -57,6 +68,7 @@ impl Location {
         })
     }
 
+    #[cfg(feature = "milvus")]
     /// Milvus at `url` with the rest of `[store]`, and the token from `STRATA_STORE_TOKEN`.
     pub fn milvus_options(config: &Config, url: &str) -> MilvusOptions {
         MilvusOptions {
@@ -70,7 +82,9 @@ impl Location {
     pub fn describe(&self) -> String {
         match self {
             Location::Embedded(dir) => dir.display().to_string(),
+            #[cfg(feature = "postgres")]
             Location::Postgres(options) => strata_postgres::redact(&options.url),
+            #[cfg(feature = "milvus")]
             Location::Milvus(dir, options) => {
                 format!("{} (vectors in Milvus at {})", dir.display(), strata_milvus::redact(&options.url))
             }
@@ -80,7 +94,10 @@ impl Location {
     /// The folder of the index's local files, when it has one.
     pub fn dir(&self) -> Option<&Path> {
         match self {
-            Location::Embedded(dir) | Location::Milvus(dir, _) => Some(dir),
+            Location::Embedded(dir) => Some(dir),
+            #[cfg(feature = "milvus")]
+            Location::Milvus(dir, _) => Some(dir),
+            #[cfg(feature = "postgres")]
             Location::Postgres(_) => None,
         }
     }
@@ -89,16 +106,18 @@ impl Location {
     /// PostgreSQL, where each document is its own transaction.
     pub fn commit_every(&self, config: &Config) -> usize {
         match self {
+            #[cfg(feature = "postgres")]
             Location::Postgres(_) => 1,
-            Location::Embedded(_) | Location::Milvus(..) => config.ingest.commit_every,
+            _ => config.ingest.commit_every,
         }
     }
 
     /// The manifest, or `None` when there is no index yet.
     pub fn manifest(&self) -> Result<Option<Manifest>> {
         match self {
-            Location::Embedded(dir) | Location::Milvus(dir, _) => Manifest::read(dir),
+            #[cfg(feature = "postgres")]
             Location::Postgres(options) => PgStore::read_manifest(options),
+            _ => Manifest::read(self.dir().expect("a folder")),
         }
     }
 
@@ -106,7 +125,9 @@ impl Location {
     pub fn open(&self) -> Result<Box<dyn StoreRead>> {
         Ok(match self {
             Location::Embedded(dir) => Box::new(EmbeddedStore::open(dir)?),
+            #[cfg(feature = "postgres")]
             Location::Postgres(options) => Box::new(PgStore::open(options.clone())?),
+            #[cfg(feature = "milvus")]
             Location::Milvus(dir, options) => Box::new(MilvusStore::open(dir, options)?),
         })
     }
@@ -120,11 +141,13 @@ impl Location {
                 store.set_ann_threshold(ann_threshold);
                 Box::new(store)
             }
+            #[cfg(feature = "postgres")]
             Location::Postgres(options) => {
                 let options = PgOptions { ann_threshold, ..options.clone() };
                 Box::new(PgStore::open_or_create(options, wanted)?)
             }
             // Milvus searches its FLAT index exactly; there is no threshold to set.
+            #[cfg(feature = "milvus")]
             Location::Milvus(dir, options) => Box::new(MilvusStore::open_or_create(dir, options, wanted)?),
         })
     }
@@ -134,7 +157,9 @@ impl Location {
     pub fn destroy(&self) -> Result<()> {
         match self {
             Location::Embedded(_) => Ok(()),
+            #[cfg(feature = "postgres")]
             Location::Postgres(options) => PgStore::destroy(options),
+            #[cfg(feature = "milvus")]
             Location::Milvus(dir, options) => MilvusStore::destroy(dir, options),
         }
     }
@@ -143,8 +168,9 @@ impl Location {
     /// vectors' size is the engine's), or PostgreSQL's tables.
     pub fn size_on_disk(&self) -> Result<u64> {
         match self {
-            Location::Embedded(dir) | Location::Milvus(dir, _) => Ok(EmbeddedStore::open(dir)?.size_on_disk()),
+            #[cfg(feature = "postgres")]
             Location::Postgres(options) => PgStore::open(options.clone())?.size_on_disk(),
+            _ => Ok(EmbeddedStore::open(self.dir().expect("a folder"))?.size_on_disk()),
         }
     }
 
@@ -154,11 +180,12 @@ impl Location {
     /// commits. `None` when it cannot be read.
     pub fn stamp(&self) -> Option<String> {
         match self {
-            Location::Embedded(dir) | Location::Milvus(dir, _) => {
-                let meta = std::fs::metadata(dir.join("tantivy").join("meta.json")).ok()?;
+            #[cfg(feature = "postgres")]
+            Location::Postgres(options) => PgStore::commit_stamp(options).ok().flatten(),
+            _ => {
+                let meta = std::fs::metadata(self.dir()?.join("tantivy").join("meta.json")).ok()?;
                 Some(format!("{:?}/{}", meta.modified().ok()?, meta.len()))
             }
-            Location::Postgres(options) => PgStore::commit_stamp(options).ok().flatten(),
         }
     }
 }

@@ -14,7 +14,6 @@ use strata_engine::Location;
 use strata_index::{Manifest, StoreWrite};
 use strata_ingest::context;
 use strata_ingest::pipeline::{Ingested, Pipeline};
-use strata_milvus::MilvusOptions;
 
 use crate::align::{Alignment, CharIndex};
 use crate::dataset::{Content, Dataset, DocInput};
@@ -360,22 +359,21 @@ fn aligned_documents(dataset: &Dataset) -> HashSet<&str> {
 /// `dir`, PostgreSQL (its strata tables are dropped first), or vectors in Milvus, in
 /// collections of the ingest's own name (dropped first).
 pub fn location(grid: &crate::Grid, label: &str, dir: &Path) -> Location {
+    #[cfg(feature = "postgres")]
     if let Some(options) = &grid.postgres {
         return Location::Postgres(options.clone());
     }
-    match &grid.milvus {
-        Some(options) => {
-            // Labels that differ only in punctuation get names of their own.
-            let name: String =
-                label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-            let hash = label
-                .bytes()
-                .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
-            let collection = Some(format!("strata_eval_{name}_{:08x}", hash as u32));
-            Location::Milvus(dir.to_path_buf(), MilvusOptions { collection, ..options.clone() })
-        }
-        None => Location::Embedded(dir.to_path_buf()),
+    #[cfg(feature = "milvus")]
+    if let Some(options) = &grid.milvus {
+        // Labels that differ only in punctuation get names of their own.
+        let name: String = label.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let hash =
+            label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+        let collection = Some(format!("strata_eval_{name}_{:08x}", hash as u32));
+        return Location::Milvus(dir.to_path_buf(), strata_milvus::MilvusOptions { collection, ..options.clone() });
     }
+    let _ = (grid, label);
+    Location::Embedded(dir.to_path_buf())
 }
 
 /// Empties `dir` for a new index: it must not exist, be empty, or hold a strata index (a

@@ -55,9 +55,11 @@ pub struct Grid {
     pub index_dir: PathBuf,
     /// Build each index in this PostgreSQL database instead (its strata tables are dropped
     /// before each ingest).
+    #[cfg(feature = "postgres")]
     pub postgres: Option<strata_postgres::PgOptions>,
     /// Keep each index's vectors in Milvus instead (the records stay in `index_dir`). Each
     /// ingest drops its collections first.
+    #[cfg(feature = "milvus")]
     pub milvus: Option<strata_milvus::MilvusOptions>,
 }
 
