@@ -3,15 +3,18 @@
 //! [`ingest::run`]) and render the answer.
 //!
 //! - [`Engine`] is an index opened with its models (query embedder, reranker, the index's
-//!   tokenizer). Searches and navigation read a [`Snapshot`], the last commit; ingests and
-//!   removals go through one writer at a time and publish a new snapshot when they commit,
-//!   so readers never see a half-written document.
+//!   tokenizer). Searches and navigation (documents, outline, section, pages, references,
+//!   definitions: every `DOC#NODE` and page range is resolved here) read a [`Snapshot`], the
+//!   last commit; ingests and removals go through one writer at a time and publish a new
+//!   snapshot when they commit, so readers never see a half-written document.
 //! - [`SearchOptions`] are the options of `strata search` as data, the same for the CLI
 //!   flags, the JSON of `POST /v1/search` and the MCP `search` tool.
 //! - [`record`] is the per-document step after enrich (context → embed → record) that every
 //!   ingest runs: this crate's, eval's and the latency bench's; [`ingest`] is the parallel
-//!   ingest loop; [`estimate`] predicts what a language model's
-//!   contexts would cost; [`models`] picks the embedder and tokenizer an index needs.
+//!   ingest loop; [`estimate`] predicts what a language model's contexts would cost;
+//!   [`models`] picks the embedder and tokenizer an index needs.
+//! - [`Location`] is where `[store]` says the index lives. The PostgreSQL and Milvus stores
+//!   are the cargo features `postgres` and `milvus` (on by default).
 
 mod engine;
 pub mod estimate;
