@@ -94,7 +94,9 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
     };
     #[cfg(not(feature = "postgres"))]
     if args.postgres.is_some() {
-        anyhow::bail!("--postgres: this strata was built without PostgreSQL; build it with `--features postgres`");
+        anyhow::bail!(
+            "--postgres: this strata was built without PostgreSQL; build it with `--features postgres`"
+        );
     }
     #[cfg(not(feature = "milvus"))]
     if args.milvus.is_some() {

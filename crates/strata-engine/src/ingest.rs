@@ -230,7 +230,11 @@ pub fn run(
 }
 
 /// The store an ingest writes, created with the settings of `config` when there is none.
-pub(crate) fn open_for_ingest(config: &Config, location: &Location, pipeline: &Pipeline) -> Result<Box<dyn StoreWrite>> {
+pub(crate) fn open_for_ingest(
+    config: &Config,
+    location: &Location,
+    pipeline: &Pipeline,
+) -> Result<Box<dyn StoreWrite>> {
     let wanted = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
     if let Some(index) = location.dir() {
         std::fs::create_dir_all(index)
@@ -356,12 +360,20 @@ impl Writer<'_> {
     }
 
     /// Runs the record step on one document and commits every `commit_every` documents.
-    fn record(&mut self, path: &Path, mut ing: Box<Ingested>, situation: Result<context::Situation>) -> Result<()> {
+    fn record(
+        &mut self,
+        path: &Path,
+        mut ing: Box<Ingested>,
+        situation: Result<context::Situation>,
+    ) -> Result<()> {
         self.bar.set_message(path.display().to_string());
         let id = ing.document.id.clone();
         let source = ing.document.source.path.clone();
         if let Some(owner) = self.owners.get(&id).filter(|o| **o != source) {
-            let msg = format!("{}: its document id {id} is already used by {owner}; rename one of the files", path.display());
+            let msg = format!(
+                "{}: its document id {id} is already used by {owner}; rename one of the files",
+                path.display()
+            );
             self.fail(path, msg);
             return Ok(());
         }
@@ -376,8 +388,14 @@ impl Writer<'_> {
             ));
         };
         let tally = &mut self.summary.contexts;
-        let recorded =
-            self.step.finish(&mut ing, situation, ContextSink::Store, tally, self.store.as_mut(), &mut progress);
+        let recorded = self.step.finish(
+            &mut ing,
+            situation,
+            ContextSink::Store,
+            tally,
+            self.store.as_mut(),
+            &mut progress,
+        );
         let recorded = match recorded {
             Ok(recorded) => recorded,
             Err(failure) => {

@@ -139,12 +139,15 @@ impl ContextTally {
     }
 }
 
+/// Keeps new contexts (cache key, context) somewhere for the next ingest.
+pub type KeepContexts<'a> = dyn FnMut(&[(String, String)]) -> Result<()> + 'a;
+
 /// Where the new contexts of a language model are kept for the next ingest.
 pub enum ContextSink<'a> {
     /// In the store the document is written to (its context cache).
     Store,
     /// Elsewhere (eval keeps them in a file beside its indexes).
-    Other(&'a mut dyn FnMut(&[(String, String)]) -> Result<()>),
+    Other(&'a mut KeepContexts<'a>),
 }
 
 impl RecordStep<'_> {

@@ -277,8 +277,10 @@ pub fn ingest(
         ..IngestStats::default()
     };
     let aligned = aligned_documents(dataset);
-    let context_config =
-        strata_core::config::ContextConfig { kind: ingest.context.label().to_string(), llm: config.context.llm.clone() };
+    let context_config = strata_core::config::ContextConfig {
+        kind: ingest.context.label().to_string(),
+        llm: config.context.llm.clone(),
+    };
     let chosen = strata_providers::choose::contextualizer(&context_config, pipeline.tokenizer().clone())?;
     let mut cache = match (chosen.llm(), dir.parent()) {
         (Some(_), Some(parent)) => Some(FileCache::open(parent.join(CONTEXT_CACHE_FILE))?),
@@ -306,7 +308,8 @@ pub fn ingest(
                     None => step.situate(&context::NoCache, &mut record),
                 };
                 let mut keep = |new: &[(String, String)]| cache.as_mut().map_or(Ok(()), |c| c.append(new));
-                let sink = if chosen.llm().is_some() { ContextSink::Other(&mut keep) } else { ContextSink::Store };
+                let sink =
+                    if chosen.llm().is_some() { ContextSink::Other(&mut keep) } else { ContextSink::Store };
                 let recorded = step
                     .finish(&mut record, situation, sink, &mut tally, store.as_mut(), &mut |_, _| {})
                     .map_err(|f| Error::from(f).context(format!("ingesting {}", input.name)))?;
@@ -370,7 +373,10 @@ pub fn location(grid: &crate::Grid, label: &str, dir: &Path) -> Location {
         let hash =
             label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
         let collection = Some(format!("strata_eval_{name}_{:08x}", hash as u32));
-        return Location::Milvus(dir.to_path_buf(), strata_milvus::MilvusOptions { collection, ..options.clone() });
+        return Location::Milvus(
+            dir.to_path_buf(),
+            strata_milvus::MilvusOptions { collection, ..options.clone() },
+        );
     }
     let _ = (grid, label);
     Location::Embedded(dir.to_path_buf())

@@ -36,7 +36,8 @@ pub fn highlight_hits(
     per_hit: usize,
     dense: Option<(&[f32], &dyn Embedder)>,
 ) -> Result<()> {
-    let passages: Vec<Passage<'_>> = hits.iter().map(|h| Passage { text: &h.text, start: h.span.start }).collect();
+    let passages: Vec<Passage<'_>> =
+        hits.iter().map(|h| Passage { text: &h.text, start: h.span.start }).collect();
     let found = highlight(query, &passages, per_hit, dense)?;
     for (hit, h) in hits.iter_mut().zip(found) {
         hit.highlights = h;

@@ -229,7 +229,8 @@ pub struct PageText {
 /// Reads a page (`12`) or a range (`5-7`, `5–7`) of physical page numbers from 1: the one
 /// page-range parser of every front-end.
 pub fn parse_page_range(s: &str) -> Result<(u32, u32)> {
-    let bad = || Error::user(format!("pages {s:?}: give a page (12) or a range (5-7) of page numbers from 1"));
+    let bad =
+        || Error::user(format!("pages {s:?}: give a page (12) or a range (5-7) of page numbers from 1"));
     let (a, b) = match s.split_once(['-', '–']) {
         Some((a, b)) => (a.trim(), b.trim()),
         None => (s.trim(), s.trim()),

@@ -180,7 +180,9 @@ impl SearchRequest {
     /// front-end's request passes here, so the messages are the same everywhere.
     pub fn validate(&self) -> Result<()> {
         if self.query.trim().is_empty() {
-            return Err(Error::user("the query is empty; give some words, a quoted phrase or a section number"));
+            return Err(Error::user(
+                "the query is empty; give some words, a quoted phrase or a section number",
+            ));
         }
         let max = strata_core::config::MAX_K;
         if !(1..=max).contains(&self.k) {
@@ -189,7 +191,9 @@ impl SearchRequest {
         if let Some(budget) = self.budget {
             let max = strata_core::config::MAX_BUDGET;
             if !(1..=max).contains(&budget) {
-                return Err(Error::user(format!("the budget must be between 1 and {max} tokens, got {budget}")));
+                return Err(Error::user(format!(
+                    "the budget must be between 1 and {max} tokens, got {budget}"
+                )));
             }
         }
         let merge = self.expand.auto_merge;

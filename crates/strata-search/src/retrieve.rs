@@ -130,7 +130,13 @@ impl<'s> Legs<'s> {
 
     /// The lexical legs of hybrid mode: keyword, then exact (which orders its documents by
     /// the keyword ranks), and in hierarchical mode the BM25 section leg.
-    fn lexical(&self, req: &SearchRequest, plan: &Plan, depth: usize, with_sections: bool) -> Result<Lexical> {
+    fn lexical(
+        &self,
+        req: &SearchRequest,
+        plan: &Plan,
+        depth: usize,
+        with_sections: bool,
+    ) -> Result<Lexical> {
         let (keyword, keyword_ms) = timed(|| keyword(self.store, plan, &req.filter, depth));
         let keyword = keyword?;
         let keyword_rank: HashMap<String, usize> =
@@ -163,7 +169,13 @@ impl<'s> Legs<'s> {
 
     /// The hybrid legs' lists (keyword, exact, and dense when it can run; in hierarchical
     /// mode also the section legs), the dense legs on their own thread beside the lexical ones.
-    fn hybrid(&self, req: &SearchRequest, plan: &Plan, depth: usize, timings: &mut Timings) -> Result<Retrieved> {
+    fn hybrid(
+        &self,
+        req: &SearchRequest,
+        plan: &Plan,
+        depth: usize,
+        timings: &mut Timings,
+    ) -> Result<Retrieved> {
         let weights = self.weights;
         let with_sections = req.mode == Mode::Hierarchical && weights.sections > 0.0;
         let run_dense = self.has_dense() && weights.dense > 0.0;

@@ -134,7 +134,8 @@ impl<'s> Searcher<'s> {
         let (hits, reserve) = fetched?;
 
         let mut docs = Docs::new(self.store);
-        let (expanded, expand_ms) = timed(|| expand::expand(self.store, &mut docs, hits, reserve, req, &plan));
+        let (expanded, expand_ms) =
+            timed(|| expand::expand(self.store, &mut docs, hits, reserve, req, &plan));
         timings.expand = expand_ms;
         let Expanded { mut hits, definitions, references } = expanded?;
         let x = &req.expand;
@@ -173,7 +174,13 @@ impl<'s> Searcher<'s> {
 
     /// The rerank stage, when the request asks for it and the searcher has a reranker; a
     /// reranker that fails leaves the fused order and a warning.
-    fn rerank(&self, req: &SearchRequest, fused: &mut [Fused], pinned: usize, timings: &mut Timings) -> Vec<String> {
+    fn rerank(
+        &self,
+        req: &SearchRequest,
+        fused: &mut [Fused],
+        pinned: usize,
+        timings: &mut Timings,
+    ) -> Vec<String> {
         let mut warnings = Vec::new();
         if let (true, Some((reranker, candidates))) = (req.rerank, self.reranker) {
             let at = Instant::now();

@@ -71,7 +71,6 @@ impl From<strata_core::Error> for ApiError {
     }
 }
 
-
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = ErrorBody { error: ErrorDetail { code: self.code, message: self.message } };

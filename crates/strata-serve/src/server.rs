@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 
 use std::sync::Arc;
 
-use strata_core::{Error, Result};
 use axum::Router;
+use strata_core::{Error, Result};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::{router, AppState};
@@ -143,7 +143,10 @@ pub fn run_http(state: AppState, listen: Listen) -> Result<()> {
     let runtime = runtime().map_err(|e| Error::io("starting the async runtime", e))?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen.addr).await.map_err(|e| {
-            Error::io(format!("listening on {} (is the port taken? pick another with --addr)", listen.addr), e)
+            Error::io(
+                format!("listening on {} (is the port taken? pick another with --addr)", listen.addr),
+                e,
+            )
         })?;
         let local = listener.local_addr().map_err(|e| Error::io("reading the bound address", e))?;
         eprintln!("listening on http://{local}");

@@ -91,8 +91,11 @@ pub(super) fn section(section: &mut Section) -> String {
     let cut = cut(&mut section.text);
     text.push_str(&section.text);
     if cut {
-        let children =
-            if section.children.is_empty() { "none, use read_pages".to_string() } else { section.children.join(", ") };
+        let children = if section.children.is_empty() {
+            "none, use read_pages".to_string()
+        } else {
+            section.children.join(", ")
+        };
         let _ = write!(text, "\n\n[cut at {MAX_READ_BYTES} bytes; read its subsections instead: {children}]");
     }
     text

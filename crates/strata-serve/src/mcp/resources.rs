@@ -84,9 +84,9 @@ impl ServerHandler for Strata {
         let engine = self.engine.clone();
         // No node: the root, whose section is the whole text.
         let text = tokio::task::spawn_blocking(move || engine.section(&doc, node.as_deref()).map(|s| s.text))
-        .await
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-        .map_err(|e| ErrorData::resource_not_found(e.to_string(), None))?;
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .map_err(|e| ErrorData::resource_not_found(e.to_string(), None))?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, uri)]).into())
     }
 }

@@ -159,7 +159,9 @@ async fn store_upload(
     })?;
     // A page on any web site can POST these three to a loopback server without a
     // preflight; real uploads name their type.
-    if let None | Some("text/plain" | "application/x-www-form-urlencoded" | "multipart/form-data") = content_type {
+    if let None | Some("text/plain" | "application/x-www-form-urlencoded" | "multipart/form-data") =
+        content_type
+    {
         return Err(ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media_type",
@@ -172,7 +174,8 @@ async fn store_upload(
     state.jobs.check_room()?;
     let dir = state.uploads.clone();
     let path = blocking(move || {
-        std::fs::create_dir_all(&dir).map_err(|e| ApiError::internal(format!("creating {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ApiError::internal(format!("creating {}: {e}", dir.display())))?;
         let path = dir.join(&name);
         // Written to a temporary file of its own and renamed, so a reader never sees half a
         // file, even when two uploads of one name race.
