@@ -82,7 +82,7 @@ impl SearchOptions {
         if let Some(doc) = self.doc.as_deref().filter(|d| !d.is_empty()) {
             if doc.contains('#') {
                 let (stored, node) = navigate::resolve_node(store, doc)?;
-                let last = navigate::last_descendant(&stored.document, node);
+                let last = stored.document.tree.last_descendant(node);
                 filter.doc = Some(stored.document.id.clone());
                 filter.nodes = Some((node, last));
             } else {

@@ -444,7 +444,7 @@ impl<'s> Searcher<'s> {
                 continue;
             }
             let Some(meta) = docs.meta(doc.as_str())? else { continue };
-            let last = crate::navigate::last_descendant(&meta.document, *node);
+            let last = meta.document.tree.last_descendant(*node);
             // A section inside the filter's subtree only (section legs honour the filter,
             // but an ancestor's subtree may reach outside it).
             let (first, last) = match (&req.filter.doc, req.filter.nodes) {
