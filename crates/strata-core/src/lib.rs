@@ -21,9 +21,6 @@
 
 mod chunk;
 pub mod config;
-mod config_models;
-mod config_serve;
-mod config_store;
 mod definition;
 mod document;
 mod error;

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use strata_core::config::StoreKind;
 use strata_core::{Config, Error, Result};
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
 use strata_milvus::{MilvusOptions, MilvusStore};
@@ -27,20 +28,20 @@ impl Location {
     /// The location `[store]` names; `index` is the folder of the embedded store.
     pub fn of(config: &Config, index: &Path) -> Result<Location> {
         let store = &config.store;
-        match store.kind.as_str() {
-            "postgres" => {
+        match store.kind {
+            StoreKind::Postgres => {
                 let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"postgres\" needs url (or STRATA_STORE_URL)")
                 })?;
                 Ok(Location::Postgres(Location::postgres_options(config, url)?))
             }
-            "milvus" => {
+            StoreKind::Milvus => {
                 let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"milvus\" needs url (or STRATA_STORE_URL)")
                 })?;
                 Ok(Location::Milvus(index.to_path_buf(), Location::milvus_options(config, url)))
             }
-            _ => Ok(Location::Embedded(index.to_path_buf())),
+            StoreKind::Embedded => Ok(Location::Embedded(index.to_path_buf())),
         }
     }
 
@@ -52,7 +53,7 @@ impl Location {
             shards: store.shards.clone(),
             pool_size: store.pool_size,
             ann_threshold: config.dense.ann_threshold,
-            keyword: store.keyword.parse()?,
+            keyword: store.keyword,
             ..PgOptions::new(url)
         })
     }

@@ -311,7 +311,7 @@ pub fn ingest(
     let model_contexts = matches!(ingest.context, ContextMode::Anthropic | ContextMode::OpenAi);
     let chosen = if model_contexts {
         let context_config = strata_core::config::ContextConfig {
-            kind: ingest.context.label().to_string(),
+            kind: ingest.context.label().parse()?,
             llm: config.context.llm.clone(),
         };
         strata_providers::choose::contextualizer(&context_config, pipeline.tokenizer().clone())?
