@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use strata_core::config::{parse_in, RerankKind};
 #[cfg(any(feature = "postgres", feature = "milvus"))]
-use strata_core::config::StoreConfig;
+use strata_core::config::{StoreConfig, StoreKind};
 use strata_core::Config;
 use strata_eval::{Chunking, ContextMode, Grid, IngestConfig, LoadOptions, Progress, Strategy};
 
@@ -71,7 +72,7 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
         postgres: match &args.postgres {
             Some(url) => {
                 let store =
-                    StoreConfig { kind: "postgres".into(), url: Some(url.clone()), ..config.store.clone() };
+                    StoreConfig { kind: StoreKind::Postgres, url: Some(url.clone()), ..config.store.clone() };
                 store.validate("--postgres")?;
                 Some(strata_engine::Location::postgres_options(config, url)?)
             }
@@ -81,7 +82,7 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
         milvus: match &args.milvus {
             Some(url) => {
                 let store =
-                    StoreConfig { kind: "milvus".into(), url: Some(url.clone()), ..config.store.clone() };
+                    StoreConfig { kind: StoreKind::Milvus, url: Some(url.clone()), ..config.store.clone() };
                 store.validate("--milvus")?;
                 // Each ingest names its own collections.
                 Some(strata_milvus::MilvusOptions {
@@ -106,12 +107,12 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
     let mut rerank = config.rerank.clone();
     if let Some(m) = &args.rerank_model {
         rerank.model = m.clone();
-        if rerank.kind == "none" {
-            rerank.kind = "cross-encoder".into();
+        if rerank.kind == RerankKind::None {
+            rerank.kind = RerankKind::CrossEncoder;
         }
     }
     if let Some(kind) = &args.rerank {
-        rerank.kind = kind.clone();
+        rerank.kind = parse_in(kind, "--rerank")?;
     }
     // Only a run with a `+rerank` strategy loads a reranker; the others never need one.
     let reranker = if grid.strategies.iter().any(|s| s.rerank) {

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Parser;
 use serde::Serialize;
+use strata_core::config::{parse_in, RerankKind};
 use strata_core::Config;
 use strata_engine::{estimate, ingest, models, Engine, Location, OpenOptions, SearchOptions};
 use strata_search::navigate::split_target;
@@ -94,7 +95,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let progress = !quiet && !cli.json && std::io::stderr().is_terminal();
             let mut config = config;
             if let Some(kind) = contextualize {
-                config.context.kind = kind;
+                config.context.kind = parse_in(&kind, "--contextualize")?;
                 config.validate("--contextualize")?;
             }
             if dry_run {
@@ -141,7 +142,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let mut config = config;
             if let Some(kind) = rerank {
-                config.rerank.kind = kind;
+                config.rerank.kind = parse_in(&kind, "--rerank")?;
             }
             if let Some(model) = rerank_model {
                 config.rerank.model = model;
@@ -150,7 +151,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 config.rerank.candidates = n;
             }
             if no_rerank {
-                config.rerank.kind = "none".into();
+                config.rerank.kind = RerankKind::None;
             }
             config.validate("the command line")?;
             let options = SearchOptions {

@@ -21,9 +21,6 @@
 
 mod chunk;
 pub mod config;
-mod config_models;
-mod config_serve;
-mod config_store;
 mod definition;
 mod document;
 mod error;
@@ -40,5 +37,5 @@ pub use document::{Block, BlockKind, DocId, Document, Format, Page, Source};
 pub use error::{Error, Result, ResultExt};
 pub use profile::{section_profiles, SectionProfile, LEAD_WORDS};
 pub use record::{ChunkVectors, DocumentRecord, SectionVectors};
-pub use span::{PageRange, Span};
+pub use span::{ceil_char_boundary, floor_char_boundary, PageRange, Span};
 pub use tree::{Node, NodeId, SectionNumber, Tree};

@@ -80,3 +80,59 @@ impl std::fmt::Display for PageRange {
         }
     }
 }
+
+/// The largest char boundary of `text` at or before `at` (`text.len()` when `at` is past
+/// the end). std's `str::floor_char_boundary` is not stable yet.
+///
+/// ```
+/// use strata_core::floor_char_boundary;
+/// assert_eq!(floor_char_boundary("a§b", 2), 1); // `§` is bytes 1..3
+/// assert_eq!(floor_char_boundary("a§b", 9), 4);
+/// ```
+pub fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The smallest char boundary of `text` at or after `at` (`text.len()` when `at` is past
+/// the end). std's `str::ceil_char_boundary` is not stable yet.
+///
+/// ```
+/// use strata_core::ceil_char_boundary;
+/// assert_eq!(ceil_char_boundary("a§b", 2), 3); // `§` is bytes 1..3
+/// assert_eq!(ceil_char_boundary("a§b", 9), 4);
+/// ```
+pub fn ceil_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_boundaries_round_down_and_up() {
+        let ascii = "abc";
+        for at in 0..=3 {
+            assert_eq!((floor_char_boundary(ascii, at), ceil_char_boundary(ascii, at)), (at, at));
+        }
+        // `é` is bytes 1..3, `€` bytes 3..6.
+        let text = "aé€";
+        let floors: Vec<usize> = (0..=6).map(|at| floor_char_boundary(text, at)).collect();
+        let ceils: Vec<usize> = (0..=6).map(|at| ceil_char_boundary(text, at)).collect();
+        assert_eq!(floors, [0, 1, 1, 3, 3, 3, 6]);
+        assert_eq!(ceils, [0, 1, 3, 3, 6, 6, 6]);
+        for f in [floor_char_boundary, ceil_char_boundary] {
+            assert_eq!((f(text, 7), f(text, usize::MAX), f("", 0), f("", 5)), (6, 6, 0, 0));
+            assert_eq!(f("🦀", 0), 0);
+        }
+        assert_eq!((floor_char_boundary("🦀", 3), ceil_char_boundary("🦀", 1)), (0, 4));
+    }
+}

@@ -185,6 +185,21 @@ impl Tree {
         self.nodes.iter().filter(move |n| n.number.as_ref().is_some_and(|num| num.key() == key))
     }
 
+    /// The last node of `node`'s subtree. Subtrees are contiguous in depth-first order, so
+    /// the subtree is the id range `node..=last_descendant(node)`; a leaf is its own last
+    /// descendant. Panics when `node` is past the end of the tree by more than one.
+    pub fn last_descendant(&self, node: NodeId) -> NodeId {
+        let end = self.get(node).map(|n| n.subtree.end).unwrap_or(0);
+        let mut last = node;
+        for n in &self.nodes[node.index() + 1..] {
+            if n.heading.start >= end {
+                break;
+            }
+            last = n.id;
+        }
+        last
+    }
+
     /// Depth of a node (the root is 0), counted through parents.
     pub fn depth(&self, id: NodeId) -> usize {
         let mut d = 0;
@@ -194,5 +209,40 @@ impl Tree {
             at = self.get(p).and_then(|n| n.parent);
         }
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(id: u32, parent: Option<u32>, heading: usize, end: usize) -> Node {
+        Node {
+            id: NodeId(id),
+            level: parent.map_or(0, |_| 1),
+            title: format!("n{id}"),
+            number: None,
+            heading: Span::new(heading, heading + 1),
+            own: Span::new(heading, heading + 1),
+            subtree: Span::new(heading, end),
+            pages: PageRange::single(1),
+            parent: parent.map(NodeId),
+            children: Vec::new(),
+            summary: None,
+        }
+    }
+
+    #[test]
+    fn last_descendant_ends_the_subtree_range() {
+        // 0 (0..100) > 1 (0..50) > 2 (10..30), 3 (30..50); 0 > 4 (50..100)
+        let tree = Tree::from_nodes(vec![
+            node(0, None, 0, 100),
+            node(1, Some(0), 0, 50),
+            node(2, Some(1), 10, 30),
+            node(3, Some(1), 30, 50),
+            node(4, Some(0), 50, 100),
+        ]);
+        let last: Vec<u32> = (0..5).map(|i| tree.last_descendant(NodeId(i)).0).collect();
+        assert_eq!(last, [4, 3, 2, 3, 4]);
     }
 }

@@ -2,6 +2,7 @@
 //! queries, and fitting chunk sizes to its window. Every front-end (CLI, server, eval) calls
 //! these, so they all embed alike.
 
+use strata_core::config::DenseProvider;
 use strata_core::{Config, Result};
 
 use crate::folder::model_id_of;
@@ -32,9 +33,9 @@ pub fn for_ingest(config: &Config, model: Option<&str>) -> Result<Option<Box<dyn
     if !config.dense.enabled {
         return Ok(None);
     }
-    Ok(Some(match config.dense.provider.as_str() {
-        "http" => http(config)?,
-        _ => local(config, model.unwrap_or(&config.dense.model))?,
+    Ok(Some(match config.dense.provider {
+        DenseProvider::Http => http(config)?,
+        DenseProvider::Local => local(config, model.unwrap_or(&config.dense.model))?,
     }))
 }
 

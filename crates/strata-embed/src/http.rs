@@ -45,16 +45,8 @@ const MAX_MESSAGE_CHARS: usize = 500;
 /// Text of the one-input request that [`HttpEmbedder::connect`] sends.
 const PROBE_TEXT: &str = "dimension probe";
 
-/// How the API key is sent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AuthHeader {
-    /// `Authorization: Bearer KEY` (OpenAI, vLLM, TEI, most proxies).
-    #[default]
-    Bearer,
-    /// `api-key: KEY` (Azure OpenAI).
-    ApiKey,
-}
+/// How the API key is sent: `bearer` or `api-key` (defined with the configuration).
+pub use strata_core::config::AuthHeader;
 
 /// Settings of an [`HttpEmbedder`], read from a TOML or JSON table; unknown keys are refused.
 ///
@@ -121,7 +113,7 @@ impl From<&strata_core::config::DenseHttpConfig> for HttpEmbedderConfig {
             base_url: c.base_url.clone(),
             model: c.model.clone(),
             api_key_env: c.api_key_env.clone(),
-            auth_header: if c.auth_header == "api-key" { AuthHeader::ApiKey } else { AuthHeader::Bearer },
+            auth_header: c.auth_header,
             dimensions: c.dimensions,
             batch_size: c.batch_size,
             timeout_secs: c.timeout_secs,

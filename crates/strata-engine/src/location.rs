@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use strata_core::config::StoreKind;
 use strata_core::{Config, Error, Result};
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
 #[cfg(feature = "milvus")]
@@ -31,26 +32,30 @@ impl Location {
     /// The location `[store]` names; `index` is the folder of the embedded store.
     pub fn of(config: &Config, index: &Path) -> Result<Location> {
         let store = &config.store;
-        match store.kind.as_str() {
+        match store.kind {
             #[cfg(feature = "postgres")]
-            "postgres" => {
+            StoreKind::Postgres => {
                 let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"postgres\" needs url (or STRATA_STORE_URL)")
                 })?;
                 Ok(Location::Postgres(Location::postgres_options(config, url)?))
             }
             #[cfg(feature = "milvus")]
-            "milvus" => {
+            StoreKind::Milvus => {
                 let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"milvus\" needs url (or STRATA_STORE_URL)")
                 })?;
                 Ok(Location::Milvus(index.to_path_buf(), Location::milvus_options(config, url)))
             }
-            #[cfg(not(all(feature = "postgres", feature = "milvus")))]
-            kind @ ("postgres" | "milvus") => Err(Error::user(format!(
-                "[store] kind = {kind:?}: this strata was built without it; build it with `--features {kind}`"
-            ))),
-            _ => Ok(Location::Embedded(index.to_path_buf())),
+            #[cfg(not(feature = "postgres"))]
+            StoreKind::Postgres => Err(Error::user(
+                "[store] kind = \"postgres\": this strata was built without it; build it with `--features postgres`",
+            )),
+            #[cfg(not(feature = "milvus"))]
+            StoreKind::Milvus => Err(Error::user(
+                "[store] kind = \"milvus\": this strata was built without it; build it with `--features milvus`",
+            )),
+            StoreKind::Embedded => Ok(Location::Embedded(index.to_path_buf())),
         }
     }
 
@@ -63,7 +68,7 @@ impl Location {
             shards: store.shards.clone(),
             pool_size: store.pool_size,
             ann_threshold: config.dense.ann_threshold,
-            keyword: store.keyword.parse()?,
+            keyword: store.keyword,
             ..PgOptions::new(url)
         })
     }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use strata_core::config::DenseProvider;
 use strata_core::{Config, Error, Result, ResultExt};
 use strata_embed::Embedder;
 use strata_index::Manifest;
@@ -26,9 +27,9 @@ pub fn for_index(
 }
 
 fn describe(config: &Config, model: Option<&str>) -> String {
-    match config.dense.provider.as_str() {
-        "http" => format!("connecting to {}", config.dense.http.base_url),
-        _ => format!("loading embedding model {}", model.unwrap_or(&config.dense.model)),
+    match config.dense.provider {
+        DenseProvider::Http => format!("connecting to {}", config.dense.http.base_url),
+        DenseProvider::Local => format!("loading embedding model {}", model.unwrap_or(&config.dense.model)),
     }
 }
 

@@ -69,7 +69,7 @@ impl SearchOptions {
 
     /// The mode these options ask for.
     pub fn mode(&self, config: &Config) -> Result<Mode> {
-        Mode::parse(self.mode.as_deref().unwrap_or(&config.search.mode))
+        self.mode.as_deref().map_or(Ok(config.search.mode), Mode::parse)
     }
 
     /// The library request for these options; `store` resolves `doc`. Errors name the field,
@@ -82,7 +82,7 @@ impl SearchOptions {
         if let Some(doc) = self.doc.as_deref().filter(|d| !d.is_empty()) {
             if doc.contains('#') {
                 let (stored, node) = navigate::resolve_node(store, doc)?;
-                let last = navigate::last_descendant(&stored.document, node);
+                let last = stored.document.tree.last_descendant(node);
                 filter.doc = Some(stored.document.id.clone());
                 filter.nodes = Some((node, last));
             } else {
@@ -113,7 +113,7 @@ impl SearchOptions {
             request.expand.auto_merge = merge;
         }
         request.budget = Some(self.budget.unwrap_or(config.search.budget));
-        request.order = Order::parse(self.order.as_deref().unwrap_or(&config.search.order))?;
+        request.order = self.order.as_deref().map_or(Ok(config.search.order), Order::parse)?;
         request.rerank = self.rerank.unwrap_or(true);
         if let Some(n) = self.highlights {
             if n > 20 {

@@ -278,7 +278,7 @@ pub fn ingest(
     };
     let aligned = aligned_documents(dataset);
     let context_config = strata_core::config::ContextConfig {
-        kind: ingest.context.label().to_string(),
+        kind: ingest.context.label().parse()?,
         llm: config.context.llm.clone(),
     };
     let chosen = strata_providers::choose::contextualizer(&context_config, pipeline.tokenizer().clone())?;

@@ -21,7 +21,9 @@
 use std::sync::Arc;
 
 use strata_core::config::ChunkConfig;
-use strata_core::{Block, BlockKind, Chunk, ChunkKind, Document, NodeId, Span};
+use strata_core::{
+    ceil_char_boundary, floor_char_boundary, Block, BlockKind, Chunk, ChunkKind, Document, NodeId, Span,
+};
 
 use crate::sentence::sentence_starts;
 use crate::tokenize::Tokenizer;
@@ -195,9 +197,9 @@ impl Chunker {
                 span.end
             } else {
                 // Byte-level BPE tokens may start inside a multi-byte character.
-                let mut limit = floor_boundary(text, starts[idx + budget]);
+                let mut limit = floor_char_boundary(text, starts[idx + budget]);
                 if limit <= p {
-                    limit = ceil_boundary(text, p + 1);
+                    limit = ceil_char_boundary(text, p + 1);
                 }
                 self.cut(text, &bounds, p, limit, &count)
             };
@@ -242,16 +244,11 @@ impl Chunker {
         if let Some(end) = last_word_start(window) {
             return p + end;
         }
-        // A single word longer than the limit.
-        let mut end = limit;
-        while end > p && !text.is_char_boundary(end) {
-            end -= 1;
-        }
+        // A single word longer than the limit: cut it at the last char boundary after `p` up to
+        // `limit`, else at the first one after `limit`.
+        let end = if limit > p { floor_char_boundary(text, limit).max(p) } else { limit };
         if end == p {
-            end = limit + 1;
-            while end < text.len() && !text.is_char_boundary(end) {
-                end += 1;
-            }
+            return ceil_char_boundary(text, limit + 1).max(limit + 1);
         }
         end
     }
@@ -268,7 +265,7 @@ impl Chunker {
     ) -> usize {
         let idx = holding(starts, p);
         let first = lower(starts, section_start);
-        let from = ceil_boundary(text, starts[idx.saturating_sub(self.overlap).max(first)]).min(p);
+        let from = ceil_char_boundary(text, starts[idx.saturating_sub(self.overlap).max(first)]).min(p);
         let i = b.sentences.partition_point(|&s| s < from);
         if let Some(&s) = b.sentences.get(i).filter(|&&s| s < p) {
             // `s` can fall inside the token that holds `p` (the tokenizer skips whitespace), so
@@ -333,24 +330,6 @@ impl Boundaries {
         sentences.dedup();
         Boundaries { blocks: block_starts, sentences }
     }
-}
-
-/// The nearest char boundary at or before `at`.
-fn floor_boundary(text: &str, mut at: usize) -> usize {
-    at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
-/// The nearest char boundary at or after `at`.
-fn ceil_boundary(text: &str, mut at: usize) -> usize {
-    at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at += 1;
-    }
-    at
 }
 
 /// Index of the token that holds byte `at`: the last token starting at or before it.

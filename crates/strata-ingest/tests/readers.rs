@@ -129,11 +129,7 @@ fn docxish() -> impl Strategy<Value = Vec<u8>> {
             const NS: &str = r#"xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006""#;
             let mut document = format!("<w:document {NS}><w:body>{}</w:body></w:document>", body.concat());
             if let Some(cut) = cut {
-                let mut at = cut.index(document.len() + 1);
-                while !document.is_char_boundary(at) {
-                    at -= 1;
-                }
-                document.truncate(at);
+                document.truncate(strata_core::floor_char_boundary(&document, cut.index(document.len() + 1)));
             }
             let parts = [
                 ("word/document.xml", document),

@@ -4,30 +4,8 @@ use std::str::FromStr;
 
 use strata_core::{Error, Result};
 
-/// How the keyword legs rank (`[store] keyword`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KeywordRanking {
-    /// BM25 over strata's own postings table, computed as tantivy computes it (the default:
-    /// the same ranking as the embedded store).
-    #[default]
-    Bm25,
-    /// PostgreSQL full-text search: a weighted `tsvector` ranked by `ts_rank` (no IDF).
-    TsRank,
-}
-
-impl FromStr for KeywordRanking {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<KeywordRanking> {
-        match s {
-            "bm25" => Ok(KeywordRanking::Bm25),
-            "ts_rank" => Ok(KeywordRanking::TsRank),
-            other => Err(Error::User(format!(
-                "[store] keyword = {other:?} is not a ranking; use \"bm25\" (the default) or \"ts_rank\""
-            ))),
-        }
-    }
-}
+/// How the keyword legs rank (`[store] keyword`): defined with the configuration.
+pub use strata_core::config::KeywordRanking;
 
 /// Where a PostgreSQL store lives.
 #[derive(Clone)]

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use strata_core::config::{ContextConfig, RerankConfig};
+use strata_core::config::{ContextConfig, ContextKind, RerankConfig, RerankKind};
 use strata_core::Result;
 use strata_embed::local::LocalOptions;
 use strata_embed::rerank::cross_encoder::CrossEncoder;
@@ -50,30 +50,34 @@ impl Chosen {
 
 /// The contextualizer of `config` (`[context]`), counting with `tokenizer` (the index's).
 pub fn contextualizer(config: &ContextConfig, tokenizer: Arc<dyn Tokenizer>) -> Result<Chosen> {
-    Ok(match config.kind.as_str() {
-        "none" => Chosen::None,
-        "structural" => Chosen::Structural(Structural),
-        provider => Chosen::Llm(Box::new(LlmContextualizer::new(
-            ChatClient::new(Provider::parse(provider)?, &config.llm)?,
-            tokenizer,
-        ))),
-    })
+    let provider = match config.kind {
+        ContextKind::None => return Ok(Chosen::None),
+        ContextKind::Structural => return Ok(Chosen::Structural(Structural)),
+        ContextKind::Anthropic => Provider::Anthropic,
+        ContextKind::OpenAi => Provider::OpenAi,
+    };
+    Ok(Chosen::Llm(Box::new(LlmContextualizer::new(ChatClient::new(provider, &config.llm)?, tokenizer))))
 }
 
 /// The reranker of `config` (`[rerank]`), or `None` for `kind = "none"`.
 pub fn reranker(config: &RerankConfig) -> Result<Option<Box<dyn Reranker>>> {
     config.validate("the rerank configuration")?;
-    Ok(Some(match config.kind.as_str() {
-        "none" => return Ok(None),
+    let api = |flavor| -> Result<Box<dyn Reranker>> { Ok(Box::new(ApiReranker::new(flavor, config)?)) };
+    let listwise = |provider| -> Result<Box<dyn Reranker>> {
+        Ok(Box::new(ListwiseReranker::new(ChatClient::new(provider, &config.llm)?)))
+    };
+    Ok(Some(match config.kind {
+        RerankKind::None => return Ok(None),
         // Batches of 4: pairs are padded to the longest of their batch, and at 50 candidates
         // of strata's chunk size batch 4 ran in 55 to 60 % of batch 32's time (benches/rerank.rs).
-        "cross-encoder" => Box::new(CrossEncoder::open(
+        RerankKind::CrossEncoder => Box::new(CrossEncoder::open(
             Path::new(config.model.trim()),
             LocalOptions { batch_size: RERANK_BATCH, ..LocalOptions::default() },
         )?),
-        "cohere" | "jina" | "voyage" => Box::new(ApiReranker::new(Flavor::parse(&config.kind)?, config)?),
-        provider => {
-            Box::new(ListwiseReranker::new(ChatClient::new(Provider::parse(provider)?, &config.llm)?))
-        }
+        RerankKind::Cohere => api(Flavor::Cohere)?,
+        RerankKind::Jina => api(Flavor::Jina)?,
+        RerankKind::Voyage => api(Flavor::Voyage)?,
+        RerankKind::Anthropic => listwise(Provider::Anthropic)?,
+        RerankKind::OpenAi => listwise(Provider::OpenAi)?,
     }))
 }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use strata_core::config::{ChatConfig, RerankConfig};
+use strata_core::config::{AuthHeader, ChatConfig, RerankConfig};
 use strata_core::{Chunk, Config, Document, DocumentRecord, Error, Format, Source};
 use strata_embed::rerank::{order, Reranker};
 use strata_ingest::context::{
@@ -444,7 +444,7 @@ fn azure_api_key_header_and_api_version_query() {
     let server = Server::start(|_, _| openai_answer("azure says hi", 20, 3, 0));
     let config = ChatConfig {
         base_url: format!("{}/openai/deployments/d?api-version=2024-06-01", server.root),
-        auth_header: "api-key".into(),
+        auth_header: AuthHeader::ApiKey,
         ..chat_config(&server, &key_var("AZURE_10", Some(key)))
     };
     let chat = client(Provider::OpenAi, &config);
@@ -476,7 +476,7 @@ fn no_key_no_auth_header() {
         for provider in [Provider::Anthropic, Provider::OpenAi] {
             client(provider, &chat_config(&server, var)).complete(&prompt("d", "q")).unwrap();
         }
-        let azure = ChatConfig { auth_header: "api-key".into(), ..chat_config(&server, var) };
+        let azure = ChatConfig { auth_header: AuthHeader::ApiKey, ..chat_config(&server, var) };
         client(Provider::OpenAi, &azure).complete(&prompt("d", "q")).unwrap();
     }
     let seen = server.seen();

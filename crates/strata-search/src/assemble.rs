@@ -215,11 +215,8 @@ fn cut_to(text: &str, tokens: usize, tokenizer: &dyn Tokenizer) -> Option<String
         return None;
     }
     let starts = tokenizer.token_starts(text);
-    let mut end = starts.get(tokens).copied().unwrap_or(text.len()).min(text.len());
     // A byte-level BPE token can start inside a character (CJK, emoji).
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = strata_core::floor_char_boundary(text, starts.get(tokens).copied().unwrap_or(text.len()));
     let head = &text[..end];
     let at_word = head.rfind(char::is_whitespace).filter(|&i| i > 0).unwrap_or(end);
     let cut = head[..at_word].trim_end();

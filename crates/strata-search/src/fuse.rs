@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
+use strata_core::config::FusionKind;
 use strata_index::LegHit;
 
 /// A retrieval leg.
@@ -153,12 +154,11 @@ fn accumulate(
     order
 }
 
-/// The fusion a config names: `rrf` (with constant `rrf_k`) or `weighted`. Config validation
-/// ([`strata_core::config::FUSIONS`]) keeps other names out.
-pub fn fusion(name: &str, rrf_k: f64) -> Box<dyn Fusion + Send + Sync> {
-    match name {
-        "weighted" => Box::new(WeightedScore),
-        _ => Box::new(Rrf { k: rrf_k }),
+/// The fusion `[search] fusion` names: `rrf` (with constant `rrf_k`) or `weighted`.
+pub fn fusion(kind: FusionKind, rrf_k: f64) -> Box<dyn Fusion + Send + Sync> {
+    match kind {
+        FusionKind::Weighted => Box::new(WeightedScore),
+        FusionKind::Rrf => Box::new(Rrf { k: rrf_k }),
     }
 }
 

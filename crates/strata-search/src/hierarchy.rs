@@ -164,7 +164,7 @@ pub fn order(
             continue;
         }
         let Some(meta) = docs.meta(doc.as_str())? else { continue };
-        let last = crate::navigate::last_descendant(&meta.document, *node);
+        let last = meta.document.tree.last_descendant(*node);
         let (first, last) = within_filter(&req.filter, doc, *node, last);
         // Every ranked section has chunk evidence among the fused chunks; a section whose
         // chunks a better section already took is passed over.

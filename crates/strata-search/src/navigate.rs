@@ -375,7 +375,7 @@ pub struct Refs {
 pub fn refs(doc: &StoredDocument, node: NodeId) -> Refs {
     let d = &doc.document;
     let n = d.tree.get(node).expect("resolved node");
-    let last = last_descendant(d, node);
+    let last = d.tree.last_descendant(node);
     let inside = |id: NodeId| id >= node && id <= last;
     let cite = |r: &Reference| CitedReference {
         reference: r.clone(),
@@ -393,21 +393,6 @@ pub fn refs(doc: &StoredDocument, node: NodeId) -> Refs {
         .collect();
     Refs { doc_id: d.id.to_string(), node_id: n.id.to_string(), outgoing, incoming }
 }
-
-/// The last node of `node`'s subtree (subtrees are contiguous in depth-first order).
-pub fn last_descendant(doc: &strata_core::Document, node: NodeId) -> NodeId {
-    let end = doc.tree.get(node).map(|n| n.subtree.end).unwrap_or(0);
-    let nodes = doc.tree.nodes();
-    let mut last = node;
-    for n in &nodes[node.index() + 1..] {
-        if n.heading.start >= end {
-            break;
-        }
-        last = n.id;
-    }
-    last
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -158,10 +158,7 @@ fn contains_words(hay: &str, needle: &str) -> bool {
         if before && after {
             return true;
         }
-        from = start + needle.len().max(1);
-        while !hay.is_char_boundary(from) {
-            from += 1;
-        }
+        from = strata_core::ceil_char_boundary(hay, start + needle.len().max(1));
     }
     false
 }

@@ -1,85 +1,10 @@
 //! What a search asks for: the query, the mode, the filter and how to expand and assemble.
 
-use serde::Serialize;
 use strata_core::config::SearchConfig;
 use strata_core::{Error, Result};
 use strata_index::Filter;
 
-/// Search modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// BM25 only.
-    Keyword,
-    /// Section numbers, defined terms and quoted phrases only.
-    Exact,
-    /// Keyword, exact and dense fused; exact hits first for identifier queries.
-    Hybrid,
-    /// Embeddings only (needs a dense index).
-    Dense,
-    /// The best sections (section legs fused with the chunk evidence under each), then the
-    /// best chunks inside each, then their sentences.
-    Hierarchical,
-}
-
-impl Mode {
-    /// Parses a mode name; the error lists the valid ones.
-    pub fn parse(s: &str) -> Result<Mode> {
-        Ok(match s {
-            "keyword" => Mode::Keyword,
-            "exact" => Mode::Exact,
-            "hybrid" => Mode::Hybrid,
-            "dense" => Mode::Dense,
-            "hierarchical" => Mode::Hierarchical,
-            other => {
-                return Err(Error::user(format!(
-                    "unknown mode {other:?}; use one of {}",
-                    strata_core::config::MODES.join(", ")
-                )))
-            }
-        })
-    }
-
-    /// The mode's name, as [`Mode::parse`] reads it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Keyword => "keyword",
-            Mode::Exact => "exact",
-            Mode::Hybrid => "hybrid",
-            Mode::Dense => "dense",
-            Mode::Hierarchical => "hierarchical",
-        }
-    }
-
-    /// True when the mode runs the exact leg.
-    pub fn has_exact(self) -> bool {
-        matches!(self, Mode::Exact | Mode::Hybrid | Mode::Hierarchical)
-    }
-}
-
-/// Order of the hits in the assembled context.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Order {
-    /// Grouped by document (documents by their best hit), in document order inside each.
-    #[default]
-    Position,
-    /// Best first.
-    Score,
-}
-
-impl Order {
-    /// Parses `position` or `score`.
-    pub fn parse(s: &str) -> Result<Order> {
-        match s {
-            "position" => Ok(Order::Position),
-            "score" => Ok(Order::Score),
-            other => Err(Error::user(format!("unknown order {other:?}; use position or score"))),
-        }
-    }
-}
+pub use strata_core::config::{Mode, Order};
 
 /// How hits are expanded after fusion.
 #[derive(Debug, Clone, PartialEq)]

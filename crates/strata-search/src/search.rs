@@ -51,7 +51,7 @@ impl<'s> Searcher<'s> {
         config: SearchConfig,
         defined_terms: Arc<[String]>,
     ) -> Searcher<'s> {
-        let fusion = fuse::fusion(&config.fusion, config.rrf_k);
+        let fusion = fuse::fusion(config.fusion, config.rrf_k);
         Searcher { store, config, defined_terms, embedder: None, tokenizer: None, fusion, reranker: None }
     }
 

@@ -206,7 +206,7 @@ fn results_stay_inside_filters(store: &EmbeddedStore, s: &Searcher<'_>) {
     let mut filters = Vec::new();
     for target in ["rfc9110#9", "rfc9110#15", "usc-title35#100", "usc-title35", "uslm-user-guide"] {
         let (stored, node) = navigate::resolve_node(store, target).unwrap();
-        let last = navigate::last_descendant(&stored.document, node);
+        let last = stored.document.tree.last_descendant(node);
         let nodes = (node != NodeId::ROOT).then_some((node, last));
         filters.push((target, Filter { doc: Some(stored.document.id.clone()), nodes, ..Filter::default() }));
     }

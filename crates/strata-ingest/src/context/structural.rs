@@ -13,7 +13,7 @@
 //! the lead is the file's first sentence (a module comment, an abstract), which is what
 //! tells its chunks apart from those of its neighbours.
 
-use strata_core::{Chunk, Document, Result, Span};
+use strata_core::{floor_char_boundary, Chunk, Document, Result, Span};
 
 use super::{ContextSource, Contextualizer, Situated};
 
@@ -90,11 +90,7 @@ pub fn structural(doc: &Document, chunk: &Chunk) -> String {
         context.push_str(&terms.join(", "));
     }
     if context.len() > MAX_CONTEXT {
-        let mut end = MAX_CONTEXT;
-        while !context.is_char_boundary(end) {
-            end -= 1;
-        }
-        context.truncate(end);
+        context.truncate(floor_char_boundary(&context, MAX_CONTEXT));
         context.push('…');
     }
     context
@@ -114,10 +110,7 @@ fn lead(doc: &Document, node: &strata_core::Node, chunk: Span) -> Option<String>
     if start >= body.end || (chunk.start <= start && start < chunk.end) {
         return None;
     }
-    let mut scan = (start + LEAD_SCAN).min(body.end);
-    while !doc.text.is_char_boundary(scan) {
-        scan -= 1;
-    }
+    let scan = floor_char_boundary(&doc.text, (start + LEAD_SCAN).min(body.end));
     let window = &doc.text[start..scan];
     let starts = crate::sentence::sentence_starts(window);
     let end = starts

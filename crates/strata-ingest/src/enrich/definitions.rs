@@ -27,7 +27,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use strata_core::{normalize_term, BlockKind, Definition, Document, Span};
+use strata_core::{floor_char_boundary, normalize_term, BlockKind, Definition, Document, Span};
 
 /// The longest definition text kept, in bytes.
 pub const MAX_TEXT: usize = 600;
@@ -288,9 +288,9 @@ impl Finder<'_> {
         let text = self.doc.text.as_str();
         for verb in VERB.find_iter(text) {
             // Cheap filter: a closing quote within the window before the verb.
-            let window_start = floor_boundary(text, verb.start().saturating_sub(320));
+            let window_start = floor_char_boundary(text, verb.start().saturating_sub(320));
             let window = &text[window_start..verb.start()];
-            let near = &window[floor_boundary(window, window.len().saturating_sub(110))..];
+            let near = &window[floor_char_boundary(window, window.len().saturating_sub(110))..];
             if near.trim_end().ends_with(['*', '_']) {
                 self.emphasized(verb, near, verb.start() - near.len());
                 continue;
@@ -429,7 +429,7 @@ impl Finder<'_> {
                 region.start + whole.start() + (whole.as_str().len() - whole.as_str().trim_start().len());
             // The entry runs to the end of its line, and on over indented continuation lines.
             let mut end = region.start + def.end();
-            let cap = floor_boundary(text, (start + MAX_TEXT).min(region.end));
+            let cap = floor_char_boundary(text, (start + MAX_TEXT).min(region.end));
             while end < cap && bytes[end] == b'\n' {
                 let next = end + 1;
                 let line_end = text[next..].find('\n').map_or(text.len(), |i| next + i);
@@ -533,7 +533,7 @@ fn is_list_intro(text: &str, verb_end: usize) -> bool {
 /// not end it.
 pub(crate) fn sentence_end(text: &str, from: usize, limit: usize, list: bool) -> usize {
     let bytes = text.as_bytes();
-    let limit = floor_boundary(text, limit.min(text.len()));
+    let limit = floor_char_boundary(text, limit.min(text.len()));
     let mut i = from;
     while i < limit {
         match bytes[i] {
@@ -602,15 +602,6 @@ fn ends_sentence(text: &str, i: usize) -> bool {
 
 fn trim_end(text: &str, end: usize) -> usize {
     text[..end].trim_end().len()
-}
-
-/// The largest char boundary `<= i`.
-pub(crate) fn floor_boundary(text: &str, i: usize) -> usize {
-    let mut i = i.min(text.len());
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 #[cfg(test)]

@@ -16,9 +16,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use strata_core::{number, Document, NodeId, Reference, SectionNumber, Span};
-
-use super::definitions::floor_boundary;
+use strata_core::{floor_char_boundary, number, Document, NodeId, Reference, SectionNumber, Span};
 
 /// Integer ranges (`sections 101 through 105`) up to this many items are expanded.
 pub const MAX_RANGE: u64 = 50;
@@ -197,7 +195,7 @@ fn read_reference(
     let mut end = items.last().map_or(head.end(), |i| i.span.end);
 
     // What precedes the head: a citation of another document, a lead-in.
-    let before_start = floor_boundary(text, head.start().saturating_sub(LOOK_BACK));
+    let before_start = floor_char_boundary(text, head.start().saturating_sub(LOOK_BACK));
     let before = &text[before_start..head.start()];
     // Only the current clause: nothing before a `;` or a blank line.
     let cut = [before.rfind(';').map(|i| i + 1), before.rfind("\n\n").map(|i| i + 2)];
@@ -559,7 +557,7 @@ fn is_plural(word: &str) -> bool {
 /// The next [`LOOK_AHEAD`] bytes from `at`: every pattern read after a head is short, and a
 /// bounded haystack keeps each regex call constant-time.
 fn ahead(text: &str, at: usize) -> &str {
-    &text[at..floor_boundary(text, at + LOOK_AHEAD)]
+    &text[at..floor_char_boundary(text, at + LOOK_AHEAD)]
 }
 
 fn skip_space(text: &str, at: usize) -> usize {

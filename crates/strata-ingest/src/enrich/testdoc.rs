@@ -7,7 +7,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use strata_core::{
-    Block, BlockKind, Chunk, ChunkKind, DocId, Document, Format, Page, PageRange, Source, Span,
+    ceil_char_boundary, floor_char_boundary, Block, BlockKind, Chunk, ChunkKind, DocId, Document, Format,
+    Page, PageRange, Source, Span,
 };
 
 use crate::read::{HeadingMark, Parsed, Reader};
@@ -84,15 +85,10 @@ pub(crate) fn chunks(doc: &Document, max: usize) -> Vec<Chunk> {
     for n in doc.tree.nodes() {
         let mut start = n.own.start;
         while start < n.own.end {
-            let mut end = (start + max).min(n.own.end);
-            while !doc.text.is_char_boundary(end) {
-                end -= 1;
-            }
+            let mut end = floor_char_boundary(&doc.text, (start + max).min(n.own.end));
             if end < n.own.end {
-                end = doc.text[start..end].rfind('\n').map_or(end, |i| start + i + 1);
-                while !doc.text.is_char_boundary(end) {
-                    end += 1;
-                }
+                let line_end = doc.text[start..end].rfind('\n').map_or(end, |i| start + i + 1);
+                end = ceil_char_boundary(&doc.text, line_end);
             }
             out.push(chunk(doc, Span::new(start, end), out.len() as u32));
             start = end;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use strata_core::config::{ChatConfig, Price};
+use strata_core::config::{AuthHeader, ChatConfig, Price};
 use strata_core::{Error, Result};
 use strata_ingest::context::Usage;
 
@@ -138,8 +138,10 @@ impl ChatClient {
                 ("/messages", KeyHeader::XApiKey, vec![("anthropic-version", anthropic::VERSION.to_string())])
             }
             Provider::OpenAi => {
-                let header =
-                    if config.auth_header == "api-key" { KeyHeader::ApiKey } else { KeyHeader::Bearer };
+                let header = match config.auth_header {
+                    AuthHeader::ApiKey => KeyHeader::ApiKey,
+                    AuthHeader::Bearer => KeyHeader::Bearer,
+                };
                 ("/chat/completions", header, Vec::new())
             }
         };

@@ -22,11 +22,7 @@ fn cut(text: &mut String) -> bool {
     if text.len() <= MAX_READ_BYTES {
         return false;
     }
-    let mut at = MAX_READ_BYTES;
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    text.truncate(at);
+    text.truncate(strata_core::floor_char_boundary(text, MAX_READ_BYTES));
     true
 }
 

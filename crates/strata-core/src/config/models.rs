@@ -1,76 +1,15 @@
-//! `[context]` and `[rerank]`: the language models and rerankers strata can call.
+//! `[context.llm]` and `[rerank.llm]`: the chat models strata can call.
 //!
 //! Keys are never read from these files: each section names the environment variable that
 //! holds its key (`api_key_env`).
 
 use serde::{Deserialize, Serialize};
 
+use super::dense::AuthHeader;
 use crate::{Error, Result};
 
-/// Context kinds: what writes the text prepended to each chunk for indexing.
-pub const CONTEXT_KINDS: &[&str] = &["none", "structural", "anthropic", "openai"];
-/// Reranker kinds.
-pub const RERANK_KINDS: &[&str] =
-    &["none", "cross-encoder", "cohere", "jina", "voyage", "anthropic", "openai"];
 /// Chat providers.
 pub const CHAT_PROVIDERS: &[&str] = &["anthropic", "openai"];
-
-/// `[context]`
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ContextConfig {
-    /// `structural` (the default: title, heading path, section number, lead, terms; offline),
-    /// `anthropic` or `openai` (a language model writes it, `[context.llm]`), or `none`.
-    pub kind: String,
-    /// The model for `anthropic` and `openai`.
-    pub llm: ChatConfig,
-}
-
-impl Default for ContextConfig {
-    fn default() -> Self {
-        ContextConfig { kind: "structural".into(), llm: ChatConfig::default() }
-    }
-}
-
-/// `[rerank]`
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RerankConfig {
-    /// `none` (default), `cross-encoder` (a local folder in `model`), `cohere`, `jina`,
-    /// `voyage` (their `/rerank` APIs), `anthropic` or `openai` (listwise, `[rerank.llm]`).
-    pub kind: String,
-    /// The cross-encoder's folder, or the API's model (default per API).
-    pub model: String,
-    /// Fused results handed to the reranker. Default 50.
-    pub candidates: usize,
-    /// The rerank API's root (default per API: `https://api.cohere.com/v2`,
-    /// `https://api.jina.ai/v1`, `https://api.voyageai.com/v1`); `/rerank` is appended.
-    pub base_url: String,
-    /// Environment variable holding the rerank API's key (default `COHERE_API_KEY`,
-    /// `JINA_API_KEY`, `VOYAGE_API_KEY`).
-    pub api_key_env: String,
-    /// Seconds before a rerank request is abandoned. Default 30.
-    pub timeout_secs: u64,
-    /// Retries after the first attempt. Default 3.
-    pub max_retries: u32,
-    /// The chat model of a listwise reranker.
-    pub llm: ChatConfig,
-}
-
-impl Default for RerankConfig {
-    fn default() -> Self {
-        RerankConfig {
-            kind: "none".into(),
-            model: String::new(),
-            candidates: 50,
-            base_url: String::new(),
-            api_key_env: String::new(),
-            timeout_secs: 30,
-            max_retries: 3,
-            llm: ChatConfig::default(),
-        }
-    }
-}
 
 /// A chat model behind the Anthropic Messages API or an OpenAI-compatible chat completions
 /// API (OpenAI, Azure OpenAI, vLLM, Ollama). Empty strings take the provider's default.
@@ -86,7 +25,7 @@ pub struct ChatConfig {
     /// unset or empty sends none (local vLLM or Ollama).
     pub api_key_env: String,
     /// OpenAI-compatible only: `bearer` (default) or `api-key` (Azure OpenAI).
-    pub auth_header: String,
+    pub auth_header: AuthHeader,
     /// Most tokens of one answer. Default 100.
     pub max_tokens: u32,
     /// Requests in flight at once, at most (halved on each 429, regained slowly). Default 10.
@@ -112,7 +51,7 @@ impl Default for ChatConfig {
             model: String::new(),
             base_url: String::new(),
             api_key_env: String::new(),
-            auth_header: "bearer".into(),
+            auth_header: AuthHeader::Bearer,
             max_tokens: 100,
             concurrency: 10,
             max_retries: 3,
@@ -150,9 +89,6 @@ impl ChatConfig {
         if !url.is_empty() && !url.starts_with("http://") && !url.starts_with("https://") {
             return bad("base_url", "must be an http:// or https:// URL", format!("{:?}", self.base_url));
         }
-        if !["bearer", "api-key"].contains(&self.auth_header.as_str()) {
-            return bad("auth_header", "must be bearer or api-key", format!("{:?}", self.auth_header));
-        }
         if !(1..=8192).contains(&self.max_tokens) {
             return bad("max_tokens", "must be between 1 and 8192", self.max_tokens.to_string());
         }
@@ -185,60 +121,5 @@ impl ChatConfig {
             }
         }
         Ok(())
-    }
-}
-
-impl ContextConfig {
-    /// Checks every value.
-    pub fn validate(&self, origin: &str) -> Result<()> {
-        if !CONTEXT_KINDS.contains(&self.kind.as_str()) {
-            return Err(Error::user(format!(
-                "context.kind must be one of {}, got {:?} ({origin})",
-                CONTEXT_KINDS.join(", "),
-                self.kind
-            )));
-        }
-        self.llm.validate("context.llm", origin)
-    }
-}
-
-impl RerankConfig {
-    /// Checks every value.
-    pub fn validate(&self, origin: &str) -> Result<()> {
-        let bad = |field: &str, rule: &str, got: String| {
-            Err(Error::user(format!("rerank.{field} {rule}, got {got} ({origin})")))
-        };
-        if !RERANK_KINDS.contains(&self.kind.as_str()) {
-            return bad(
-                "kind",
-                &format!("must be one of {}", RERANK_KINDS.join(", ")),
-                format!("{:?}", self.kind),
-            );
-        }
-        if self.kind == "cross-encoder" && self.model.trim().is_empty() {
-            return bad(
-                "model",
-                "must be the folder of a cross-encoder (config.json, model.safetensors, tokenizer.json) when kind = \"cross-encoder\"",
-                "an empty string".into(),
-            );
-        }
-        if !(1..=crate::config::MAX_CANDIDATES).contains(&self.candidates) {
-            return bad(
-                "candidates",
-                &format!("must be between 1 and {}", crate::config::MAX_CANDIDATES),
-                self.candidates.to_string(),
-            );
-        }
-        let url = self.base_url.trim();
-        if !url.is_empty() && !url.starts_with("http://") && !url.starts_with("https://") {
-            return bad("base_url", "must be an http:// or https:// URL", format!("{:?}", self.base_url));
-        }
-        if self.timeout_secs == 0 {
-            return bad("timeout_secs", "must be at least 1", "0".into());
-        }
-        if self.max_retries > 10 {
-            return bad("max_retries", "must be at most 10", self.max_retries.to_string());
-        }
-        self.llm.validate("rerank.llm", origin)
     }
 }

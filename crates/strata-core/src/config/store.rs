@@ -2,10 +2,36 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::names::named;
 use crate::{Error, Result};
 
 /// Store kinds.
-pub const STORE_KINDS: [&str; 3] = ["embedded", "postgres", "milvus"];
+pub const STORE_KINDS: &[&str] = StoreKind::NAMES;
+
+named! {
+    /// Where the index lives (`[store] kind`).
+    pub enum StoreKind in "[store] kind" {
+        /// Tantivy and vector files in the `--index` folder (the default).
+        Embedded = "embedded",
+        /// Everything in PostgreSQL with pgvector at `url`.
+        Postgres = "postgres",
+        /// Vectors in Milvus at `url`, records and the keyword legs in the `--index` folder.
+        Milvus = "milvus",
+    }
+}
+
+named! {
+    /// How the keyword legs rank on PostgreSQL (`[store] keyword`).
+    #[derive(Default)]
+    pub enum KeywordRanking in "[store] keyword" {
+        /// BM25 over strata's own postings table, computed as tantivy computes it (the default:
+        /// the same ranking as the embedded store).
+        #[default]
+        Bm25 = "bm25",
+        /// PostgreSQL full-text search: a weighted `tsvector` ranked by `ts_rank` (no IDF).
+        TsRank = "ts_rank",
+    }
+}
 
 /// `[store]`
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
@@ -14,7 +40,7 @@ pub struct StoreConfig {
     /// `embedded` (the default: tantivy and vector files in the `--index` folder),
     /// `postgres` (everything in PostgreSQL with pgvector at `url`) or `milvus` (vectors in
     /// Milvus at `url`, records and the keyword legs in the `--index` folder).
-    pub kind: String,
+    pub kind: StoreKind,
     /// The server: `postgres://USER@HOST:PORT/DATABASE` or `http://HOST:PORT` (Milvus).
     /// `STRATA_STORE_URL` overrides it. A PostgreSQL password comes from the URL,
     /// `STRATA_STORE_URL` or `PGPASSWORD`, a Milvus token from `STRATA_STORE_TOKEN`, never from
@@ -32,7 +58,7 @@ pub struct StoreConfig {
     /// How the keyword legs rank on PostgreSQL: `bm25` (the default: the embedded store's
     /// BM25, computed in SQL) or `ts_rank` (PostgreSQL full-text search, no IDF; measured
     /// against BM25 in `bench/results/eval-backends.md`).
-    pub keyword: String,
+    pub keyword: KeywordRanking,
     /// Connections kept for reads. Default 8.
     pub pool_size: u32,
 }
@@ -40,12 +66,12 @@ pub struct StoreConfig {
 impl Default for StoreConfig {
     fn default() -> Self {
         StoreConfig {
-            kind: "embedded".into(),
+            kind: StoreKind::Embedded,
             url: None,
             collection: None,
             read_url: None,
             shards: Vec::new(),
-            keyword: "bm25".into(),
+            keyword: KeywordRanking::Bm25,
             pool_size: 8,
         }
     }
@@ -86,14 +112,7 @@ impl StoreConfig {
         let bad = |key: &str, rule: &str, got: String| {
             Err(Error::user(format!("store.{key} {rule}, got {got} ({origin})")))
         };
-        if !STORE_KINDS.contains(&self.kind.as_str()) {
-            return bad(
-                "kind",
-                &format!("must be one of {}", STORE_KINDS.join(", ")),
-                format!("{:?}", self.kind),
-            );
-        }
-        if self.kind == "postgres" {
+        if self.kind == StoreKind::Postgres {
             if self.url.is_none() {
                 return bad(
                     "url",
@@ -109,7 +128,7 @@ impl StoreConfig {
                 }
             }
         }
-        if self.kind == "milvus" {
+        if self.kind == StoreKind::Milvus {
             match &self.url {
                 None => {
                     return bad(
@@ -128,9 +147,6 @@ impl StoreConfig {
                 Some(_) => {}
             }
         }
-        if !["bm25", "ts_rank"].contains(&self.keyword.as_str()) {
-            return bad("keyword", "must be \"bm25\" or \"ts_rank\"", format!("{:?}", self.keyword));
-        }
         if !(1..=256).contains(&self.pool_size) {
             return bad("pool_size", "must be between 1 and 256", self.pool_size.to_string());
         }
@@ -145,7 +161,7 @@ mod tests {
     #[test]
     fn debug_never_prints_passwords() {
         let c = StoreConfig {
-            kind: "postgres".into(),
+            kind: StoreKind::Postgres,
             url: Some("postgres://u:hunter2@db:5432/strata".into()),
             ..StoreConfig::default()
         };
@@ -157,18 +173,24 @@ mod tests {
 
     #[test]
     fn postgres_needs_a_url_and_kinds_are_named() {
-        let c = StoreConfig { kind: "postgres".into(), ..StoreConfig::default() };
+        let c = StoreConfig { kind: StoreKind::Postgres, ..StoreConfig::default() };
         let e = c.validate("t").unwrap_err().to_string();
         assert!(e.contains("store.url") && e.contains("STRATA_STORE_URL"), "{e}");
-        let c = StoreConfig { kind: "qdrant".into(), ..StoreConfig::default() };
-        let e = c.validate("t").unwrap_err().to_string();
+        let e = "qdrant".parse::<StoreKind>().unwrap_err().to_string();
         assert!(e.contains("embedded, postgres, milvus"), "{e}");
         let c = StoreConfig {
-            kind: "milvus".into(),
+            kind: StoreKind::Milvus,
             url: Some("localhost:19530".into()),
             ..StoreConfig::default()
         };
         let e = c.validate("t").unwrap_err().to_string();
         assert!(e.contains("store.url") && e.contains("http://"), "{e}");
+    }
+
+    #[test]
+    fn names_round_trip() {
+        use crate::config::names::tests::round_trips;
+        round_trips(StoreKind::ALL, &["embedded", "postgres", "milvus"], "[store] kind", StoreKind::name);
+        round_trips(KeywordRanking::ALL, &["bm25", "ts_rank"], "[store] keyword", KeywordRanking::name);
     }
 }

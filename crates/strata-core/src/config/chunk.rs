@@ -1,0 +1,83 @@
+//! `[chunk]`, `[tokenizer]` and `[ingest]`: how ingest cuts documents, counts tokens and
+//! bounds its work.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// `[chunk]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChunkConfig {
+    /// Most tokens in a chunk's own text. Default 512.
+    pub max_tokens: usize,
+    /// Tokens of the previous chunk repeated before a chunk, for indexing. Default 64.
+    pub overlap: usize,
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig { max_tokens: 512, overlap: 64 }
+    }
+}
+
+/// `[tokenizer]`
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenizerConfig {
+    /// A folder with the embedding model's `tokenizer.json`, or the file itself. When unset,
+    /// tokens are counted with tiktoken `cl100k_base`.
+    pub model: Option<PathBuf>,
+}
+
+/// `[ingest]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IngestConfig {
+    /// Files larger than this are refused with a per-file error, before they are read, so
+    /// memory stays bounded. Default 64 MiB.
+    pub max_file_bytes: u64,
+    /// Documents written between two commits. A crash loses at most the documents since the
+    /// last commit; re-running ingest completes the job. Default 64.
+    pub commit_every: usize,
+}
+
+impl Default for IngestConfig {
+    fn default() -> Self {
+        IngestConfig { max_file_bytes: 64 * 1024 * 1024, commit_every: 64 }
+    }
+}
+
+impl ChunkConfig {
+    /// Checks every value; the error names the key, the value and `origin`.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        if !(16..=8192).contains(&self.max_tokens) {
+            return Err(Error::user(format!(
+                "chunk.max_tokens must be between 16 and 8192, got {} ({origin})",
+                self.max_tokens
+            )));
+        }
+        if self.overlap * 2 > self.max_tokens {
+            return Err(Error::user(format!(
+                "chunk.overlap must be at most half of chunk.max_tokens ({}), got {} ({origin})",
+                self.max_tokens, self.overlap
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl IngestConfig {
+    /// Checks every value; the error names the key, the value and `origin`.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        if self.max_file_bytes == 0 {
+            return Err(Error::user(format!("ingest.max_file_bytes must be positive, got 0 ({origin})")));
+        }
+        if self.commit_every == 0 {
+            return Err(Error::user(format!("ingest.commit_every must be at least 1, got 0 ({origin})")));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,236 @@
+//! `[search]`: the defaults of a search (mode, k, fusion, expansion, the context block).
+
+use serde::{Deserialize, Serialize};
+
+use super::names::named;
+use crate::{Error, Result};
+
+/// Largest `k` a search may ask for.
+pub const MAX_K: usize = 100;
+
+/// Largest context budget in tokens.
+pub const MAX_BUDGET: usize = 1_000_000;
+
+/// The search modes strata knows.
+pub const MODES: &[&str] = Mode::NAMES;
+
+/// The fusion schemes strata knows.
+pub const FUSIONS: &[&str] = FusionKind::NAMES;
+
+/// The orders of an assembled context.
+pub const ORDERS: &[&str] = Order::NAMES;
+
+named! {
+    /// Search modes.
+    pub enum Mode in "[search] mode" {
+        /// BM25 only.
+        Keyword = "keyword",
+        /// Section numbers, defined terms and quoted phrases only.
+        Exact = "exact",
+        /// Keyword, exact and dense fused; exact hits first for identifier queries.
+        Hybrid = "hybrid",
+        /// Embeddings only (needs a dense index).
+        Dense = "dense",
+        /// The best sections (section legs fused with the chunk evidence under each), then the
+        /// best chunks inside each, then their sentences.
+        Hierarchical = "hierarchical",
+    }
+}
+
+impl Mode {
+    /// Parses a mode a request names (`--mode`, the API's `mode`); the error lists the valid
+    /// ones.
+    pub fn parse(s: &str) -> Result<Mode> {
+        super::names::lookup(Mode::ALL, Mode::NAMES, s)
+            .ok_or_else(|| Error::user(format!("unknown mode {s:?}; use one of {}", MODES.join(", "))))
+    }
+
+    /// True when the mode runs the exact leg.
+    pub fn has_exact(self) -> bool {
+        matches!(self, Mode::Exact | Mode::Hybrid | Mode::Hierarchical)
+    }
+}
+
+named! {
+    /// Order of the hits in the assembled context.
+    #[derive(Default)]
+    pub enum Order in "[search] order" {
+        /// Grouped by document (documents by their best hit), in document order inside each.
+        #[default]
+        Position = "position",
+        /// Best first.
+        Score = "score",
+    }
+}
+
+impl Order {
+    /// Parses the order a request names (`position` or `score`).
+    pub fn parse(s: &str) -> Result<Order> {
+        super::names::lookup(Order::ALL, Order::NAMES, s)
+            .ok_or_else(|| Error::user(format!("unknown order {s:?}; use position or score")))
+    }
+}
+
+named! {
+    /// How the legs' ranked lists are combined.
+    pub enum FusionKind in "[search] fusion" {
+        /// Reciprocal rank fusion (the default).
+        Rrf = "rrf",
+        /// Each leg's scores min-max normalized, then summed with the leg weights.
+        Weighted = "weighted",
+    }
+}
+
+/// `[search]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Results per query when `-k` is not given. Default 10.
+    pub k: usize,
+    /// Mode when `--mode` is not given. Default `hybrid`.
+    pub mode: Mode,
+    /// Per-leg RRF weights.
+    pub weights: LegWeights,
+    /// RRF constant. Default 60.
+    pub rrf_k: f64,
+    /// Hierarchical mode: sections returned. Default 3.
+    pub sections: usize,
+    /// Hierarchical mode: chunks returned per section at most. Default 5.
+    pub chunks_per_section: usize,
+    /// How the legs' lists are combined: `rrf` (reciprocal rank fusion, the default) or
+    /// `weighted` (each leg's scores min-max normalized, then summed with the leg weights).
+    pub fusion: FusionKind,
+    /// Tokens of the assembled context block (`--budget`). Default 4000.
+    pub budget: usize,
+    /// Auto-merge: when at least this share of a section's chunks are hits, the section is
+    /// returned whole in their place. 0 turns merging off. Default 0.5.
+    pub auto_merge: f64,
+    /// Sentences highlighted per hit. 0 turns highlights off. Default 3.
+    pub highlights: usize,
+    /// Score highlight sentences with the embedding model (dense, BM25 breaking near-ties)
+    /// when the dense leg ran; false scores them with BM25 alone, which embeds nothing at
+    /// query time. Default true.
+    pub dense_highlights: bool,
+    /// Order of the hits in the assembled context: `position` (grouped by document, in
+    /// document order; the default) or `score`.
+    pub order: Order,
+    /// Attach the sections that hits refer to (one hop, within the budget). Default false.
+    pub references: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            k: 10,
+            mode: Mode::Hybrid,
+            weights: LegWeights::default(),
+            rrf_k: 60.0,
+            sections: 3,
+            chunks_per_section: 5,
+            fusion: FusionKind::Rrf,
+            budget: 4000,
+            auto_merge: 0.5,
+            highlights: 3,
+            dense_highlights: true,
+            order: Order::Position,
+            references: false,
+        }
+    }
+}
+
+/// `[search.weights]`: the weight of each leg in reciprocal rank fusion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LegWeights {
+    /// BM25 leg.
+    pub keyword: f64,
+    /// Exact leg.
+    pub exact: f64,
+    /// Dense leg.
+    pub dense: f64,
+    /// Hierarchical mode: each section leg (BM25, and dense when the index has section
+    /// vectors, over each section's heading path, lead text and children's titles), which
+    /// re-ranks the sections of a document. Default 0 (off): on both shared evaluation sets
+    /// hierarchical mode is better without it (`bench/results/eval/README.md`).
+    pub sections: f64,
+}
+
+impl Default for LegWeights {
+    fn default() -> Self {
+        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0, sections: 0.0 }
+    }
+}
+
+impl SearchConfig {
+    /// Checks every value; the error names the key, the value and `origin`.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        let bad = |key: &str, rule: &str, got: String| {
+            Err(Error::user(format!("search.{key} {rule}, got {got} ({origin})")))
+        };
+        let in_k = |key: &str, value: usize| match (1..=MAX_K).contains(&value) {
+            true => Ok(()),
+            false => bad(key, &format!("must be between 1 and {MAX_K}"), value.to_string()),
+        };
+        in_k("k", self.k)?;
+        self.weights.validate(origin)?;
+        in_k("sections", self.sections)?;
+        in_k("chunks_per_section", self.chunks_per_section)?;
+        if !(self.rrf_k.is_finite() && self.rrf_k > 0.0) {
+            return bad("rrf_k", "must be > 0", self.rrf_k.to_string());
+        }
+        if !(1..=MAX_BUDGET).contains(&self.budget) {
+            return bad("budget", &format!("must be between 1 and {MAX_BUDGET}"), self.budget.to_string());
+        }
+        if !(self.auto_merge.is_finite() && (0.0..=1.0).contains(&self.auto_merge)) {
+            return bad("auto_merge", "must be between 0 (off) and 1", self.auto_merge.to_string());
+        }
+        if self.highlights > 20 {
+            return bad("highlights", "must be between 0 (off) and 20", self.highlights.to_string());
+        }
+        Ok(())
+    }
+}
+
+impl LegWeights {
+    /// Checks every weight is a finite number >= 0.
+    pub fn validate(&self, origin: &str) -> Result<()> {
+        for (key, w) in [
+            ("keyword", self.keyword),
+            ("exact", self.exact),
+            ("dense", self.dense),
+            ("sections", self.sections),
+        ] {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(Error::user(format!(
+                    "search.weights.{key} must be a finite number >= 0, got {w} ({origin})"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::names::tests::round_trips;
+
+    #[test]
+    fn names_round_trip() {
+        round_trips(Mode::ALL, MODES, "[search] mode", Mode::name);
+        round_trips(Order::ALL, ORDERS, "[search] order", Order::name);
+        round_trips(FusionKind::ALL, FUSIONS, "[search] fusion", FusionKind::name);
+        assert_eq!(MODES, ["keyword", "exact", "hybrid", "dense", "hierarchical"]);
+        assert_eq!((FUSIONS, ORDERS), (&["rrf", "weighted"][..], &["position", "score"][..]));
+    }
+
+    #[test]
+    fn requests_keep_their_own_messages() {
+        assert_eq!(Mode::parse("dense").unwrap(), Mode::Dense);
+        let err = Mode::parse("fuzzy").unwrap_err().to_string();
+        assert_eq!(err, "unknown mode \"fuzzy\"; use one of keyword, exact, hybrid, dense, hierarchical");
+        let err = Order::parse("date").unwrap_err().to_string();
+        assert_eq!(err, "unknown order \"date\"; use position or score");
+        assert_eq!(Order::default(), Order::Position);
+    }
+}
