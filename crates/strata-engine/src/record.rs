@@ -260,3 +260,99 @@ impl RecordStep<'_> {
         Ok((ChunkVectors { model: info.model_id.clone(), dim: info.dim, values }, truncated))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use strata_core::{Config, Format, Source};
+    use strata_embed::{EmbedderInfo, Embeddings, Pooling};
+    use strata_index::{EmbeddedStore, Manifest, StoreRead};
+    use strata_ingest::pipeline::Pipeline;
+
+    use super::*;
+
+    /// An embedding service that is down.
+    struct Down(EmbedderInfo);
+
+    impl Embedder for Down {
+        fn info(&self) -> &EmbedderInfo {
+            &self.0
+        }
+        fn embed_passages(&self, _texts: &[&str]) -> Result<Embeddings> {
+            Err(Error::Remote { service: "test-model at http://127.0.0.1:9".into(), reason: "refused".into() })
+        }
+        fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {
+            self.embed_passages(texts)
+        }
+    }
+
+    fn document(pipeline: &Pipeline) -> Ingested {
+        let text = "# Backups\n\nBackups are kept for thirty days.\n";
+        let source = Source {
+            path: "backups.md".into(),
+            format: Format::Markdown,
+            content_hash: "h".into(),
+            size: text.len() as u64,
+            mtime: None,
+        };
+        pipeline.process(pipeline.read_bytes(source, text.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn a_failed_embedding_names_its_stage_and_records_nothing() {
+        let pipeline = Pipeline::new(&Config::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = Manifest::new(pipeline.tokenizer().id(), 256, 0);
+        let mut store = EmbeddedStore::open_or_create(dir.path(), manifest).unwrap();
+        let info = EmbedderInfo {
+            model_id: "test-model".into(),
+            dim: 4,
+            max_seq_len: 256,
+            pooling: Pooling::Mean,
+            tokenizer: None,
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+        };
+        let step = RecordStep {
+            contextualizer: None,
+            embedder: Some(&Down(info)),
+            tokenizer: pipeline.tokenizer().as_ref(),
+            section_vectors: true,
+            embed_slice: Some(64),
+        };
+        let mut ing = document(&pipeline);
+        let mut tally = ContextTally::default();
+        let failed = step
+            .finish(&mut ing, Ok(Situation::default()), ContextSink::Store, &mut tally, &mut store, &mut |_, _| {})
+            .unwrap_err();
+        assert_eq!(failed.stage, Stage::Embed);
+        assert!(failed.to_string().starts_with("embedding failed: service test-model"), "{failed}");
+        let error = Error::from(failed);
+        assert!(matches!(error.root(), Error::Remote { .. }), "{error:?}");
+        store.commit().unwrap();
+        assert!(store.documents().unwrap().is_empty(), "nothing of a failed document is written");
+    }
+
+    #[test]
+    fn without_an_embedder_the_document_is_recorded_as_read() {
+        let pipeline = Pipeline::new(&Config::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = Manifest::new(pipeline.tokenizer().id(), 256, 0);
+        let mut store = EmbeddedStore::open_or_create(dir.path(), manifest).unwrap();
+        let step = RecordStep {
+            contextualizer: Some(&strata_ingest::context::Structural),
+            embedder: None,
+            tokenizer: pipeline.tokenizer().as_ref(),
+            section_vectors: false,
+            embed_slice: None,
+        };
+        let mut ing = document(&pipeline);
+        let situation = step.situate(&context::NoCache, &mut ing);
+        let mut tally = ContextTally::default();
+        let recorded =
+            step.finish(&mut ing, situation, ContextSink::Store, &mut tally, &mut store, &mut |_, _| {}).unwrap();
+        assert_eq!((recorded.embedded, recorded.messages.len()), (0, 0));
+        assert!(ing.chunks.iter().all(|c| c.context.as_deref().is_some_and(|x| x.contains("Backups"))));
+        store.commit().unwrap();
+        assert_eq!(store.documents().unwrap().len(), 1);
+    }
+}
