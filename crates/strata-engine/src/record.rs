@@ -278,7 +278,10 @@ mod tests {
             &self.0
         }
         fn embed_passages(&self, _texts: &[&str]) -> Result<Embeddings> {
-            Err(Error::Remote { service: "test-model at http://127.0.0.1:9".into(), reason: "refused".into() })
+            Err(Error::Remote {
+                service: "test-model at http://127.0.0.1:9".into(),
+                reason: "refused".into(),
+            })
         }
         fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {
             self.embed_passages(texts)
@@ -322,7 +325,14 @@ mod tests {
         let mut ing = document(&pipeline);
         let mut tally = ContextTally::default();
         let failed = step
-            .finish(&mut ing, Ok(Situation::default()), ContextSink::Store, &mut tally, &mut store, &mut |_, _| {})
+            .finish(
+                &mut ing,
+                Ok(Situation::default()),
+                ContextSink::Store,
+                &mut tally,
+                &mut store,
+                &mut |_, _| {},
+            )
             .unwrap_err();
         assert_eq!(failed.stage, Stage::Embed);
         assert!(failed.to_string().starts_with("embedding failed: service test-model"), "{failed}");
@@ -348,8 +358,9 @@ mod tests {
         let mut ing = document(&pipeline);
         let situation = step.situate(&context::NoCache, &mut ing);
         let mut tally = ContextTally::default();
-        let recorded =
-            step.finish(&mut ing, situation, ContextSink::Store, &mut tally, &mut store, &mut |_, _| {}).unwrap();
+        let recorded = step
+            .finish(&mut ing, situation, ContextSink::Store, &mut tally, &mut store, &mut |_, _| {})
+            .unwrap();
         assert_eq!((recorded.embedded, recorded.messages.len()), (0, 0));
         assert!(ing.chunks.iter().all(|c| c.context.as_deref().is_some_and(|x| x.contains("Backups"))));
         store.commit().unwrap();
