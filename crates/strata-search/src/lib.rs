@@ -1,21 +1,23 @@
-//! Search: plan → retrieve → fuse → (rerank) → (sections) → expand → highlight → assemble,
-//! and navigation.
+//! Search: plan → retrieve → fuse → (rerank) → (hierarchy) → fetch → expand → highlight →
+//! assemble, and navigation. Each stage is a module of its own, named as in [`Timings`].
 //!
 //! - [`plan`]: reads a query for section identifiers, quoted phrases and defined terms.
-//! - [`retrieve`]: one ranked list per lexical leg (keyword/BM25, exact); the dense leg and
-//!   the section leg are run beside them by the searcher.
+//! - [`retrieve`]: one ranked list per leg and level (keyword/BM25, exact, dense; in
+//!   hierarchical mode the section legs), the dense legs on their own thread.
 //! - [`fuse`]: reciprocal rank fusion (k = 60, weights per leg) behind the [`fuse::Fusion`]
-//!   trait, and relative score fusion ([`fuse::WeightedScore`]).
+//!   trait, and relative score fusion ([`fuse::WeightedScore`]); identifier hits pinned first.
 //! - [`rerank`]: the top fused candidates reordered by a [`strata_embed::rerank::Reranker`]
 //!   (a local cross-encoder, a rerank API, or a chat model listwise).
 //! - [`hierarchy`]: hierarchical mode ranks sections (section legs fused with the chunk
 //!   evidence under each), then picks the best chunks inside each section.
+//! - [`fetch`]: the top fused chunks loaded as hits.
 //! - [`expand`]: auto-merge, whole pages, dedupe, definitions and cross-references.
 //! - [`highlight`]: the sentence level, the sentences of each hit that answer the query.
 //! - [`assemble`]: the context block packed into a token budget, with citations.
-//! - [`search`]: the [`Searcher`] that runs the stages; [`request`] and [`response`] hold the
-//!   shapes every front-end shares.
-//! - [`navigate`]: outline, read a section, define a term, follow references.
+//! - [`search`]: the [`Searcher`] that wires the stages; [`request`] and [`response`] hold
+//!   the shapes every front-end shares.
+//! - [`navigate`]: resolving `DOC#NODE` and page ranges; outline, read a section or pages,
+//!   define a term, follow references.
 //!
 //! ```no_run
 //! use strata_index::EmbeddedStore;
