@@ -8,10 +8,10 @@
 //! as the HTTP API (lists wrapped in an object). A bad argument or an unknown document is a
 //! tool error the model can read and correct, not a protocol error.
 //!
-//! - [`tools`]: the tools and their arguments, each a call of [`Engine`];
-//! - [`render`]: the text a model reads;
-//! - [`resources`]: the server's description and the documents as resources;
-//! - [`transport`]: stdio and streamable HTTP.
+//! - `tools.rs`: the tools and their arguments, each a call of [`Engine`];
+//! - `render.rs`: the text a model reads;
+//! - `resources.rs`: the server's description and the documents as resources;
+//! - `transport.rs`: stdio and streamable HTTP.
 
 mod render;
 mod resources;
