@@ -21,6 +21,7 @@ mod embedded;
 mod manifest;
 mod schema;
 mod store;
+mod ties;
 mod vectors;
 
 pub use embedded::{EmbeddedStore, DEFAULT_ANN_THRESHOLD};
@@ -29,4 +30,5 @@ pub use store::{
     check_vectors, DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk,
     StoredDocument, BOOST_HEADING, BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
 };
+pub use ties::{same_score, sort_lexical, SCORE_TIE};
 pub use vectors::QUANT_MIN_ROWS;

@@ -1,5 +1,6 @@
 //! The tantivy query toolkit of the embedded store: restriction clauses, BM25 over chosen
-//! fields with per-kind statistics, deterministic top hits, and reading stored fields.
+//! fields with per-kind statistics, deterministic top hits (near-equal scores are one tie, see
+//! [`crate::ties`]), and reading stored fields.
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
@@ -15,6 +16,7 @@ use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use super::{tv, EmbeddedStore};
 use crate::store::{Filter, LegHit, SectionHit};
+use crate::ties::{same_score, sort_lexical};
 
 /// Hits read past `limit` to see whether a tie crosses the cut.
 const TIE_MARGIN: usize = 16;
@@ -132,10 +134,11 @@ impl EmbeddedStore {
     }
 
     /// The best `limit` hits of `query` among records of `kind`, scored with that kind's own
-    /// BM25 statistics ([`KindStats`]), equal scores in chunk id order. tantivy breaks ties
-    /// by segment and document number, which depend on indexing threads, so the same data
-    /// could rank differently after another ingest; more hits are read while a tie crosses
-    /// the cut.
+    /// BM25 statistics ([`KindStats`]), tied scores in chunk id order. tantivy breaks ties
+    /// by segment and document number and sums term scores in an order that follows the
+    /// segment layout, both of which depend on indexing threads and merges, so the same data
+    /// could rank differently after another ingest; scores within [`crate::SCORE_TIE`] are
+    /// one tie, and more hits are read while a tie crosses the cut.
     pub(super) fn top(&self, kind: &str, query: &dyn Query, limit: usize) -> Result<Vec<LegHit>> {
         let searcher = self.searcher();
         let stats =
@@ -147,24 +150,25 @@ impl EmbeddedStore {
             let top = searcher
                 .search_with_statistics_provider(query, &TopDocs::with_limit(fetch).order_by_score(), &stats)
                 .map_err(self.err())?;
-            let tie_at_cut =
-                top.len() == fetch && top.len() > limit && top[limit - 1].0 == top[top.len() - 1].0;
+            let tie_at_cut = top.len() == fetch
+                && top.len() > limit
+                && same_score(top[limit - 1].0, top[top.len() - 1].0);
             if !tie_at_cut || fetch >= cap {
                 break top;
             }
             fetch = (fetch * 4).min(cap);
         };
-        // Only hits at or above the score at the cut can be returned; load no others.
+        // Only hits tied with or above the score at the cut can be returned; load no others.
         let floor = top.get(limit - 1).map_or(f32::MIN, |h| h.0);
         let mut hits = top
             .into_iter()
-            .filter(|(score, _)| *score >= floor)
+            .filter(|(score, _)| *score >= floor || same_score(*score, floor))
             .map(|(score, addr)| {
                 let doc: TantivyDocument = searcher.doc(addr).map_err(self.err())?;
                 Ok(LegHit { chunk: self.str_field(&doc, self.f.chunk_id), score })
             })
             .collect::<Result<Vec<_>>>()?;
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
+        sort_lexical(&mut hits);
         hits.truncate(limit);
         Ok(hits)
     }

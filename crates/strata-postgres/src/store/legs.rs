@@ -451,7 +451,7 @@ impl StoreRead for PgStore {
                 })
             })
             .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.chunk.cmp(&b.chunk)));
+        strata_index::sort_lexical(&mut hits);
         hits.truncate(limit.max(1));
         Ok(hits)
     }
