@@ -211,7 +211,7 @@ fn ranking_snapshots() {
         let r = searcher.search(&SearchRequest::new(q, Mode::Hybrid, 5).ranking_only()).unwrap();
         out.push_str(&format!("query: {q}\n"));
         for (i, h) in r.hits.iter().enumerate() {
-            let ordinal = h.chunk_id.rsplit(':').next().unwrap();
+            let ordinal = h.chunk_id.as_str().rsplit(':').next().unwrap();
             let ranks: Vec<String> = h.legs.iter().map(|(l, r)| format!("{}#{}", l.name(), r.rank)).collect();
             out.push_str(&format!(
                 "  {}. {} [{ordinal}] {} ({})\n",

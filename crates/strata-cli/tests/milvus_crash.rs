@@ -14,6 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use strata_core::{ChunkId, DocId};
 use strata_index::{EmbeddedStore, Filter, StoreRead};
 use strata_milvus::{MilvusOptions, MilvusStore};
 
@@ -28,7 +29,7 @@ fn committed_documents(index: &Path) -> usize {
 }
 
 /// The chunks of `store` whose vectors the dense leg finds, by document.
-fn vectors_of(store: &MilvusStore, doc: Option<&strata_core::DocId>) -> Vec<String> {
+fn vectors_of(store: &MilvusStore, doc: Option<&DocId>) -> Vec<ChunkId> {
     let dim = store.manifest().dense.as_ref().expect("a dense index").dim;
     let query = vec![1.0 / (dim as f32).sqrt(); dim];
     let filter = Filter { doc: doc.cloned(), ..Filter::default() };
@@ -104,15 +105,15 @@ fn milvus_killed_mid_ingest_loses_nothing_and_a_rerun_completes() {
     // per chunk; no vector of anything else is visible.
     let mut listed = BTreeSet::new();
     for d in &docs {
-        let chunks: BTreeSet<String> =
+        let chunks: BTreeSet<ChunkId> =
             store.chunks_of(&d.id, None).unwrap().into_iter().map(|c| c.chunk.id).collect();
         assert_eq!(chunks.len(), d.chunks, "{} is whole", d.id);
         assert!(!store.document(&d.id).unwrap().unwrap().document.text.is_empty());
-        let vectors: BTreeSet<String> = vectors_of(&store, Some(&d.id)).into_iter().collect();
+        let vectors: BTreeSet<ChunkId> = vectors_of(&store, Some(&d.id)).into_iter().collect();
         assert_eq!(vectors, chunks, "{}: one vector per chunk", d.id);
         listed.extend(chunks);
     }
-    let visible: BTreeSet<String> = vectors_of(&store, None).into_iter().collect();
+    let visible: BTreeSet<ChunkId> = vectors_of(&store, None).into_iter().collect();
     assert_eq!(visible, listed, "no vector of an uncommitted document is visible");
     drop(store);
 

@@ -1,8 +1,57 @@
 //! Chunks: token-bounded pieces of a section that tile its text.
 
+use std::borrow::Borrow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{DocId, NodeId, PageRange, Span};
+
+/// A chunk id, `DOC:ORDINAL` (see [`Chunk::make_id`]). Serialized as a plain string, and
+/// compared, ordered and hashed as one. The HTTP API's schema documents the fields that hold
+/// one as strings (`schema(value_type = String)`), so it has no schema of its own.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ChunkId(pub String);
+
+impl ChunkId {
+    /// The id as a string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for ChunkId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for ChunkId {
+    /// Wraps an id read back from an index or a request.
+    fn from(id: String) -> ChunkId {
+        ChunkId(id)
+    }
+}
+
+impl From<&str> for ChunkId {
+    /// Copies an id read back from an index or a request.
+    fn from(id: &str) -> ChunkId {
+        ChunkId(id.to_string())
+    }
+}
+
+impl AsRef<str> for ChunkId {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Hashes and compares as its string, so maps keyed by `ChunkId` can be looked up by `&str`.
+impl Borrow<str> for ChunkId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
 
 /// What a chunk mostly is. One kind per chunk, chosen by enrichment in this order of
 /// precedence: definition, requirement, table, code, list, content.
@@ -64,7 +113,7 @@ impl ChunkKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chunk {
     /// `DOC:ORDINAL`.
-    pub id: String,
+    pub id: ChunkId,
     /// The document.
     pub doc: DocId,
     /// The section it belongs to.
@@ -99,8 +148,8 @@ pub struct Chunk {
 
 impl Chunk {
     /// The id of chunk `ordinal` of `doc`.
-    pub fn make_id(doc: &DocId, ordinal: u32) -> String {
-        format!("{doc}:{ordinal}")
+    pub fn make_id(doc: &DocId, ordinal: u32) -> ChunkId {
+        ChunkId(format!("{doc}:{ordinal}"))
     }
 
     /// The span that is indexed: the overlap plus the chunk's own text.
@@ -116,5 +165,24 @@ impl Chunk {
             Some(context) => format!("{context}\n{indexed}").into(),
             None => indexed.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    #[test]
+    fn a_chunk_id_is_a_plain_string_on_the_wire_and_in_maps() {
+        let id = Chunk::make_id(&DocId("guide-1a2b3c4d".into()), 7);
+        assert_eq!((id.as_str(), id.to_string().as_str()), ("guide-1a2b3c4d:7", "guide-1a2b3c4d:7"));
+        let json = serde_json::to_string(&id).unwrap();
+        assert_eq!(json, r#""guide-1a2b3c4d:7""#);
+        assert_eq!(serde_json::from_str::<ChunkId>(&json).unwrap(), id);
+        let ranks: HashMap<ChunkId, usize> = HashMap::from([(id.clone(), 1)]);
+        assert_eq!(ranks.get("guide-1a2b3c4d:7"), Some(&1), "looked up by &str");
+        assert!(ChunkId::from("a:10") < ChunkId::from("a:9"), "ordered as strings");
     }
 }

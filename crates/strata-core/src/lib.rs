@@ -30,7 +30,7 @@ mod record;
 mod span;
 mod tree;
 
-pub use chunk::{Chunk, ChunkKind};
+pub use chunk::{Chunk, ChunkId, ChunkKind};
 pub use config::Config;
 pub use definition::{normalize_term, Definition, Reference};
 pub use document::{Block, BlockKind, DocId, Document, Format, Page, Source};

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use strata_core::{Format, Span};
+use strata_core::{ChunkId, Format, Span};
 
 /// A loaded data set.
 #[derive(Debug, Clone)]
@@ -89,7 +89,7 @@ pub enum Target {
         path: Vec<String>,
     },
     /// A chunk by strata's chunk id (`doc:7`): only meaningful for one chunking.
-    Chunk(String),
+    Chunk(ChunkId),
     /// A byte span of the document's input text: chunks that overlap it hit.
     Span {
         /// Document name.

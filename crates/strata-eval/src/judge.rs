@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use strata_core::{DocId, NodeId, Span, Tree};
+use strata_core::{ChunkId, DocId, NodeId, Span, Tree};
 use strata_search::SearchHit;
 
 use crate::dataset::{Query, Target};
@@ -18,7 +18,7 @@ enum Item {
         doc: DocId,
         node: NodeId,
     },
-    Chunk(String),
+    Chunk(ChunkId),
     Span {
         doc: DocId,
         span: Span,
@@ -313,8 +313,8 @@ fn find_node(tree: &Tree, spec: &str) -> Option<NodeId> {
 }
 
 /// Whether a chunk id (`doc:7`) names a chunk of this ingest.
-fn chunk_exists(set: &IndexedSet, id: &str) -> bool {
-    let Some((doc, ordinal)) = id.rsplit_once(':') else { return false };
+fn chunk_exists(set: &IndexedSet, id: &ChunkId) -> bool {
+    let Some((doc, ordinal)) = id.as_str().rsplit_once(':') else { return false };
     let view = set.names.get(&DocId(doc.to_string())).and_then(|n| set.docs.get(n));
     matches!((view, ordinal.parse::<usize>()), (Some(v), Ok(i)) if i < v.chunk_spans.len())
 }

@@ -190,7 +190,7 @@ fn structural_context_is_an_ingest_of_its_own() {
     )
     .unwrap();
     let guide = &set.docs["guide.md"];
-    let ids: Vec<String> = (0..3).map(|i| strata_core::Chunk::make_id(&guide.id, i)).collect();
+    let ids: Vec<_> = (0..3).map(|i| strata_core::Chunk::make_id(&guide.id, i)).collect();
     let chunks = set.store.chunks(&ids).unwrap();
     assert_eq!(chunks.len(), 3);
     for c in chunks {

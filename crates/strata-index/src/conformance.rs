@@ -51,7 +51,7 @@ pub mod fixture;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use strata_core::{ChunkKind, DocId, DocumentRecord, NodeId};
+use strata_core::{ChunkId, ChunkKind, DocId, DocumentRecord, NodeId};
 
 use crate::{Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredDocument};
 use fixture::{
@@ -112,19 +112,19 @@ fn id(s: &str) -> DocId {
     DocId(s.to_string())
 }
 
-fn cid(doc: &str, ordinal: usize) -> String {
-    format!("{doc}:{ordinal}")
+fn cid(doc: &str, ordinal: usize) -> ChunkId {
+    ChunkId(format!("{doc}:{ordinal}"))
 }
 
-fn ids(hits: &[LegHit]) -> Vec<String> {
+fn ids(hits: &[LegHit]) -> Vec<ChunkId> {
     hits.iter().map(|h| h.chunk.clone()).collect()
 }
 
-fn id_set(hits: &[LegHit]) -> BTreeSet<String> {
+fn id_set(hits: &[LegHit]) -> BTreeSet<ChunkId> {
     hits.iter().map(|h| h.chunk.clone()).collect()
 }
 
-fn set<'a>(items: impl IntoIterator<Item = &'a String>) -> BTreeSet<String> {
+fn set<'a>(items: impl IntoIterator<Item = &'a ChunkId>) -> BTreeSet<ChunkId> {
     items.into_iter().cloned().collect()
 }
 
@@ -396,7 +396,7 @@ pub fn keyword_respects_filters<S: StoreWrite>(store: &mut S) {
     put_both(store);
     let search = |filter: Filter| id_set(&store.keyword("filing", &filter, 100).unwrap());
     let (novelty, fees, scope) = (cid(WIDGET, RECITALS + 2), cid(WIDGET, RECITALS + 3), cid(GADGET, 0));
-    let s = |v: &[&String]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    let s = |v: &[&ChunkId]| set(v.iter().copied());
     assert_eq!(search(Filter::default()), s(&[&novelty, &fees, &scope]));
     assert_eq!(search(only(WIDGET)), s(&[&novelty, &fees]), "doc");
     assert_eq!(search(only(GADGET)), s(&[&scope]), "doc");
@@ -439,13 +439,13 @@ pub fn exact_numbers_finds_sections_in_document_order<S: StoreWrite>(store: &mut
     assert_eq!(find(&["4.2"], &all, 10), vec![w(3)]);
     assert_eq!(find(&["4.2", "102"], &all, 10), vec![w(0), w(1), w(3)], "several keys, in document order");
     assert_eq!(find(&["102"], &all, 1), vec![w(0)], "limit");
-    assert_eq!(find(&["102"], &only(GADGET), 10), Vec::<String>::new(), "doc filter");
-    assert_eq!(find(&["999"], &all, 10), Vec::<String>::new(), "unknown key");
-    assert_eq!(find(&[], &all, 10), Vec::<String>::new(), "no key");
+    assert_eq!(find(&["102"], &only(GADGET), 10), Vec::<ChunkId>::new(), "doc filter");
+    assert_eq!(find(&["999"], &all, 10), Vec::<ChunkId>::new(), "unknown key");
+    assert_eq!(find(&[], &all, 10), Vec::<ChunkId>::new(), "no key");
     // Across documents: each document's hits together, in position order.
     let mixed = find(&["1", "2", "102", "4.2"], &all, 100);
     let mut expected = vec![cid(GADGET, 0), cid(GADGET, 1), w(0), w(1), w(3)];
-    if mixed.first().is_some_and(|c| c.starts_with(WIDGET)) {
+    if mixed.first().is_some_and(|c| c.as_str().starts_with(WIDGET)) {
         expected.rotate_left(2);
     }
     assert_eq!(mixed, expected, "grouped by document, in document order");
@@ -484,7 +484,7 @@ pub fn exact_phrase_needs_adjacent_words_in_order<S: StoreWrite>(store: &mut S) 
     let (w, _) = put_both(store);
     let all = Filter::default();
     let phrase = |p: &str, filter: &Filter| ids(&store.exact_phrase(p, filter, 100).unwrap());
-    let none = Vec::<String>::new();
+    let none = Vec::<ChunkId>::new();
     let (claim, novelty) = (cid(WIDGET, RECITALS), cid(WIDGET, RECITALS + 2));
     assert_eq!(phrase("prior art", &all), vec![claim.clone()], "adjacent, in order");
     assert_eq!(phrase("Prior  ART", &all), vec![claim.clone()], "case and spacing");
@@ -495,7 +495,7 @@ pub fn exact_phrase_needs_adjacent_words_in_order<S: StoreWrite>(store: &mut S) 
     assert_eq!(phrase("every requirements", &all), none, "not stemmed");
     assert_eq!(phrase("gizmo", &all), vec![cid(WIDGET, RECITALS + 4)], "one word");
     assert_eq!(phrase("prior art", &only(GADGET)), none, "doc filter");
-    let recitals: BTreeSet<String> = chunk_ids(&w, |c| c.node == NodeId::ROOT).into_iter().collect();
+    let recitals: BTreeSet<ChunkId> = chunk_ids(&w, |c| c.node == NodeId::ROOT).into_iter().collect();
     assert_eq!(recitals.len(), RECITALS);
     assert_eq!(
         phrase("café édition", &all).into_iter().collect::<BTreeSet<_>>(),
@@ -510,7 +510,7 @@ pub fn exact_phrase_needs_adjacent_words_in_order<S: StoreWrite>(store: &mut S) 
 /// stored chunk carries its text, title, source path and section-number key.
 pub fn chunks_by_id_and_by_document<S: StoreWrite>(store: &mut S) {
     let (w, g) = put_both(store);
-    let asked = [cid(WIDGET, RECITALS + 3), "unknown-0000:0".to_string(), cid(WIDGET, 0), cid(GADGET, 1)];
+    let asked = [cid(WIDGET, RECITALS + 3), ChunkId::from("unknown-0000:0"), cid(WIDGET, 0), cid(GADGET, 1)];
     let got = store.chunks(&asked).unwrap();
     let want = vec![
         stored_chunk(&w, &w.chunks[RECITALS + 3]),
@@ -551,11 +551,11 @@ fn brute_force(
     records: &[&DocumentRecord],
     query: &[f32],
     keep: impl Fn(&DocumentRecord, &strata_core::Chunk) -> bool,
-) -> Vec<String> {
-    let mut scored: Vec<(f32, String)> = records
+) -> Vec<ChunkId> {
+    let mut scored: Vec<(f32, ChunkId)> = records
         .iter()
         .flat_map(|r| r.chunks.iter().filter(|c| keep(r, c)).map(move |c| (r, c)))
-        .map(|(_, c)| (unit_vector(&c.id).iter().zip(query).map(|(a, b)| a * b).sum(), c.id.clone()))
+        .map(|(_, c)| (unit_vector(c.id.as_str()).iter().zip(query).map(|(a, b)| a * b).sum(), c.id.clone()))
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     scored.into_iter().map(|s| s.1).collect()
@@ -568,7 +568,7 @@ pub fn dense_ranks_by_inner_product_within_filters<S: StoreWrite>(store: &mut S)
     store.put(&g).unwrap();
     store.commit().unwrap();
     let all = |_: &DocumentRecord, _: &strata_core::Chunk| true;
-    for probe in ["query one", "query two", &w.chunks[3].id, &g.chunks[0].id] {
+    for probe in ["query one", "query two", w.chunks[3].id.as_str(), g.chunks[0].id.as_str()] {
         let q = unit_vector(probe);
         let hits = store.dense(&q, &Filter::default(), 100).unwrap();
         assert_eq!(ids(&hits), brute_force(&[&w, &g], &q, all), "probe {probe}");
@@ -597,7 +597,7 @@ pub fn dense_ranks_by_inner_product_within_filters<S: StoreWrite>(store: &mut S)
         );
         assert!(store.dense(&q, &page(2, 3), 100).unwrap().is_empty(), "no chunk on page 2");
     }
-    let own = store.dense(&unit_vector(&w.chunks[3].id), &Filter::default(), 1).unwrap();
+    let own = store.dense(&unit_vector(w.chunks[3].id.as_str()), &Filter::default(), 1).unwrap();
     assert_eq!(own[0].chunk, w.chunks[3].id);
     assert!((own[0].score - 1.0).abs() < 1e-5, "a chunk's own vector scores 1, got {}", own[0].score);
 }
@@ -801,7 +801,7 @@ pub fn context_cache_outlives_its_document<S: StoreWrite>(store: &mut S) {
     store.cache_contexts(&[("k1".into(), "rewritten — ünïcode".into())]).unwrap();
     store.commit().unwrap();
     assert_eq!(store.cached_contexts(&keys(&["k1"])).unwrap()["k1"], "rewritten — ünïcode");
-    let chunk_ids: Vec<String> = w.chunks.iter().map(|c| c.id.clone()).collect();
+    let chunk_ids: Vec<String> = w.chunks.iter().map(|c| c.id.to_string()).collect();
     assert!(store.cached_contexts(&chunk_ids).unwrap().is_empty(), "chunks are not contexts");
     store.remove(&id(WIDGET)).unwrap();
     store.commit().unwrap();

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use strata_core::{
-    Chunk, ChunkKind, Definition, DocId, Document, DocumentRecord, Format, NodeId, Reference, Result,
+    Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentRecord, Format, NodeId, Reference, Result,
 };
 
 use crate::Manifest;
@@ -120,7 +120,7 @@ pub struct Filter {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LegHit {
     /// Chunk id.
-    pub chunk: String,
+    pub chunk: ChunkId,
     /// The leg's own score.
     pub score: f32,
 }
@@ -206,7 +206,7 @@ pub trait StoreRead: Send + Sync {
     fn content_hash(&self, id: &DocId) -> Result<Option<String>>;
 
     /// Chunks by id, in the order asked; unknown ids are skipped.
-    fn chunks(&self, ids: &[String]) -> Result<Vec<StoredChunk>>;
+    fn chunks(&self, ids: &[ChunkId]) -> Result<Vec<StoredChunk>>;
 
     /// All chunks of a document (optionally of one node's subtree), in document order.
     fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>>;

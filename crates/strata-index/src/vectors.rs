@@ -34,7 +34,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use strata_core::{ChunkKind, ChunkVectors, DocId, Error, Result};
+use strata_core::{ChunkId, ChunkKind, ChunkVectors, DocId, Error, Result};
 use strata_vector::quant::QuantMatrix;
 use strata_vector::{flat, write_matrix, Hnsw, HnswParams, Matrix, MmapMatrix};
 
@@ -173,8 +173,10 @@ impl Vectors {
 
     /// Stages the vectors of a document's chunks, replacing any earlier ones.
     pub fn put(&mut self, doc: &DocId, chunks: &[strata_core::Chunk], vectors: Option<&ChunkVectors>) {
-        let rows =
-            chunks.iter().map(|c| (c.id.clone(), c.node.0, c.kind, (c.pages.first, c.pages.last))).collect();
+        let rows = chunks
+            .iter()
+            .map(|c| (c.id.0.clone(), c.node.0, c.kind, (c.pages.first, c.pages.last)))
+            .collect();
         self.put_rows(doc, rows, vectors);
     }
 
@@ -363,7 +365,7 @@ impl Vectors {
         }
         hits.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         hits.truncate(limit);
-        Ok(hits.into_iter().map(|(score, chunk)| LegHit { chunk: chunk.to_string(), score }).collect())
+        Ok(hits.into_iter().map(|(score, chunk)| LegHit { chunk: ChunkId::from(chunk), score }).collect())
     }
 }
 

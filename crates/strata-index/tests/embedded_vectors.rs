@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use strata_core::DocumentRecord;
+use strata_core::{ChunkId, DocumentRecord};
 use strata_index::conformance::fixture::{self, unit_vector, with_vectors};
 use strata_index::{EmbeddedStore, Filter, Manifest, StoreRead, StoreWrite};
 use tempfile::TempDir;
@@ -28,11 +28,11 @@ fn segment_files(dir: &std::path::Path) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-fn brute(records: &[DocumentRecord], q: &[f32], k: usize) -> Vec<String> {
-    let mut all: Vec<(f32, String)> = records
+fn brute(records: &[DocumentRecord], q: &[f32], k: usize) -> Vec<ChunkId> {
+    let mut all: Vec<(f32, ChunkId)> = records
         .iter()
         .flat_map(|r| &r.chunks)
-        .map(|c| (unit_vector(&c.id).iter().zip(q).map(|(a, b)| a * b).sum(), c.id.clone()))
+        .map(|c| (unit_vector(c.id.as_str()).iter().zip(q).map(|(a, b)| a * b).sum(), c.id.clone()))
         .collect();
     all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     all.into_iter().take(k).map(|x| x.1).collect()
@@ -53,7 +53,7 @@ fn vectors_persist_and_the_manifest_names_the_model() {
     let dense = store.manifest().dense.clone().expect("manifest records the model");
     assert_eq!((dense.model.as_str(), dense.dim), (fixture::VECTOR_MODEL, fixture::VECTOR_DIM));
     let q = unit_vector("persisted");
-    let hits: Vec<String> =
+    let hits: Vec<ChunkId> =
         store.dense(&q, &Filter::default(), 10).unwrap().into_iter().map(|h| h.chunk).collect();
     assert_eq!(hits, brute(&records, &q, 10));
     assert_eq!(store.vector_count(), records.iter().map(|r| r.chunks.len()).sum::<usize>());
@@ -81,7 +81,7 @@ fn small_commits_merge_and_dead_rows_go() {
     assert!(segments <= 16, "{segments} segments: {files:?}");
     assert_eq!(store.vector_count(), records.iter().map(|r| r.chunks.len()).sum::<usize>());
     let q = unit_vector("merged");
-    let hits: Vec<String> =
+    let hits: Vec<ChunkId> =
         store.dense(&q, &Filter::default(), 20).unwrap().into_iter().map(|h| h.chunk).collect();
     assert_eq!(hits, brute(&records, &q, 20));
 }
@@ -105,8 +105,8 @@ fn above_the_threshold_a_graph_is_built_and_persisted() {
     let (mut found, mut wanted) = (0, 0);
     for i in 0..50 {
         let q = unit_vector(&format!("probe {i}"));
-        let exact: BTreeSet<String> = brute(&records, &q, 10).into_iter().collect();
-        let got: BTreeSet<String> =
+        let exact: BTreeSet<ChunkId> = brute(&records, &q, 10).into_iter().collect();
+        let got: BTreeSet<ChunkId> =
             store.dense(&q, &Filter::default(), 10).unwrap().into_iter().map(|h| h.chunk).collect();
         found += exact.intersection(&got).count();
         wanted += exact.len();
@@ -129,7 +129,7 @@ fn a_graph_that_does_not_pay_off_is_not_kept() {
     store.commit().unwrap();
     assert!(!segment_files(dir.path()).iter().any(|f| f.ends_with(".hnsw")), "no graph for 900 rows");
     let q = unit_vector("exact");
-    let got: Vec<String> =
+    let got: Vec<ChunkId> =
         store.dense(&q, &Filter::default(), 10).unwrap().into_iter().map(|h| h.chunk).collect();
     assert_eq!(got, brute(&records, &q, 10));
     // A small commit after it adds a segment; it does not merge and try the graph again.
@@ -167,7 +167,7 @@ fn a_large_segment_without_a_graph_is_scanned_through_int8_codes() {
         let exact = brute(&records, &q, 10);
         let got = store.dense(&q, &Filter::default(), 10).unwrap();
         for h in &got {
-            let want: f32 = unit_vector(&h.chunk).iter().zip(&q).map(|(a, b)| a * b).sum();
+            let want: f32 = unit_vector(h.chunk.as_str()).iter().zip(&q).map(|(a, b)| a * b).sum();
             assert!((h.score - want).abs() < 1e-5, "{}: score {} is not exact ({want})", h.chunk, h.score);
         }
         found += got.iter().filter(|h| exact.contains(&h.chunk)).count();
@@ -176,7 +176,7 @@ fn a_large_segment_without_a_graph_is_scanned_through_int8_codes() {
     assert!(found as f64 >= 0.99 * wanted as f64, "{found} of {wanted} exact hits");
     let doc = records[7].document.id.clone();
     let q = unit_vector("filtered");
-    let got: Vec<String> = store
+    let got: Vec<ChunkId> = store
         .dense(&q, &Filter { doc: Some(doc.clone()), ..Filter::default() }, 5)
         .unwrap()
         .into_iter()

@@ -75,7 +75,7 @@ pub(crate) fn rows_of(record: &DocumentRecord, generation: i64) -> (Vec<Row>, Ve
             .iter()
             .zip(v.values.chunks(v.dim.max(1)))
             .map(|(c, vector)| {
-                row(c.id.clone(), c.node.0, c.kind.name(), (c.pages.first, c.pages.last), vector)
+                row(c.id.0.clone(), c.node.0, c.kind.name(), (c.pages.first, c.pages.last), vector)
             })
             .collect(),
         None => Vec::new(),
@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(chunks.len(), record.chunks.len());
         let v = record.vectors.as_ref().unwrap();
         for (i, r) in chunks.iter().enumerate() {
-            assert_eq!(r.record, record.chunks[i].id);
+            assert_eq!(r.record, record.chunks[i].id.as_str());
             assert_eq!(r.vector, &v.values[i * v.dim..(i + 1) * v.dim]);
             assert_eq!((r.gen_from, r.gen_to), (7, LIVE));
             assert_eq!(r.id(), format!("{}@7", r.record));

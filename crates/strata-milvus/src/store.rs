@@ -22,7 +22,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use strata_core::{Definition, DocId, DocumentRecord, Error, NodeId, Result};
+use strata_core::{ChunkId, Definition, DocId, DocumentRecord, Error, NodeId, Result};
 use strata_index::{
     check_vectors, DocSummary, EmbeddedStore, Filter, LegHit, Manifest, SectionHit, StoreRead, StoreWrite,
     StoredChunk, StoredDocument,
@@ -385,7 +385,7 @@ impl StoreRead for MilvusStore {
         self.side.content_hash(id)
     }
 
-    fn chunks(&self, ids: &[String]) -> Result<Vec<StoredChunk>> {
+    fn chunks(&self, ids: &[ChunkId]) -> Result<Vec<StoredChunk>> {
         self.side.chunks(ids)
     }
 
@@ -438,7 +438,7 @@ impl StoreRead for MilvusStore {
         }
         let expr = expr::leg(self.state.generation, filter, true);
         let hits = self.engine.search(&self.chunks, &expr, query, limit)?;
-        Ok(hits.into_iter().map(|(chunk, score)| LegHit { chunk, score }).collect())
+        Ok(hits.into_iter().map(|(chunk, score)| LegHit { chunk: ChunkId::from(chunk), score }).collect())
     }
 
     fn definitions(&self, term: &str) -> Result<Vec<Definition>> {

@@ -9,6 +9,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use strata_core::ChunkId;
 use strata_index::conformance::{self, fixture};
 use strata_index::{EmbeddedStore, Filter, Manifest, StoreRead, StoreWrite};
 use strata_milvus::{MilvusOptions, MilvusStore};
@@ -78,7 +79,7 @@ fn milvus_store_passes_the_conformance_suite() {
     });
 }
 
-fn dense_ids(store: &dyn StoreRead, filter: &Filter) -> Vec<(String, f32)> {
+fn dense_ids(store: &dyn StoreRead, filter: &Filter) -> Vec<(ChunkId, f32)> {
     let query = fixture::unit_vector("query");
     store.dense(&query, filter, 50).unwrap().into_iter().map(|h| (h.chunk, h.score)).collect()
 }
@@ -119,7 +120,7 @@ fn a_commit_cut_short_is_invisible_and_undone_on_the_next_open() {
     let widget_hits =
         dense_ids(&reader, &Filter { doc: Some(widget.document.id.clone()), ..Filter::default() });
     let widget_before: Vec<_> =
-        before.iter().filter(|h| h.0.starts_with(conformance::WIDGET)).cloned().collect();
+        before.iter().filter(|h| h.0.as_str().starts_with(conformance::WIDGET)).cloned().collect();
     assert_eq!(widget_hits, widget_before, "the widget act as first committed, its rows live again");
 }
 

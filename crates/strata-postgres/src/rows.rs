@@ -9,7 +9,7 @@ use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::Type;
 use postgres::Client;
 use serde::Serialize;
-use strata_core::{Document, DocumentRecord, Error, NodeId, Result};
+use strata_core::{ChunkId, Document, DocumentRecord, Error, NodeId, Result};
 use strata_index::{DocSummary, StoredChunk, StoredDocument};
 
 use crate::bm25::{Analyzers, Field, FieldPostings};
@@ -59,7 +59,7 @@ struct PostingRow {
 }
 
 struct ChunkRow {
-    id: String,
+    id: ChunkId,
     ordinal: i32,
     node: i32,
     kind: &'static str,
@@ -108,10 +108,10 @@ impl Rows {
             let text = chunk.indexed_text(&doc.text).into_owned();
             let heading = chunk.heading_path.join(" > ");
             let exact = chunk.indexed_span().slice(&doc.text);
-            add(&chunk.id, analyzers.postings(Field::Text, &text), &mut tokens);
-            add(&chunk.id, analyzers.postings(Field::Heading, &heading), &mut tokens);
-            add(&chunk.id, analyzers.postings(Field::Title, &doc.title), &mut tokens);
-            add(&chunk.id, analyzers.postings(Field::Exact, exact), &mut tokens);
+            add(chunk.id.as_str(), analyzers.postings(Field::Text, &text), &mut tokens);
+            add(chunk.id.as_str(), analyzers.postings(Field::Heading, &heading), &mut tokens);
+            add(chunk.id.as_str(), analyzers.postings(Field::Title, &doc.title), &mut tokens);
+            add(chunk.id.as_str(), analyzers.postings(Field::Exact, exact), &mut tokens);
             chunks.push(ChunkRow {
                 id: chunk.id.clone(),
                 ordinal: chunk.ordinal as i32,
@@ -219,7 +219,7 @@ impl Rows {
                     &chunk,
                     &[
                         &self.doc,
-                        &c.id,
+                        &c.id.as_str(),
                         &c.ordinal,
                         &c.node,
                         &c.kind,

@@ -74,9 +74,9 @@ fn ts_rank_ranking_finds_what_bm25_finds() {
     let ts = PgStore::open(PgOptions { keyword: KeywordRanking::TsRank, ..PgOptions::new(&db.url) }).unwrap();
     let filter = strata_index::Filter::default();
     for query in ["widget", "gadget filing", "recitals"] {
-        let a: std::collections::BTreeSet<String> =
+        let a: std::collections::BTreeSet<_> =
             bm25.keyword(query, &filter, 100).unwrap().into_iter().map(|h| h.chunk).collect();
-        let b: std::collections::BTreeSet<String> =
+        let b: std::collections::BTreeSet<_> =
             ts.keyword(query, &filter, 100).unwrap().into_iter().map(|h| h.chunk).collect();
         assert!(!a.is_empty(), "{query}: bm25 finds something");
         assert_eq!(a, b, "{query}: the same chunks match, ranked differently");

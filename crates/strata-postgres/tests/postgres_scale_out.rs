@@ -162,8 +162,8 @@ fn sharded_dense_returns_k_candidates_past_ef_search() {
     let ann = store.dense(&q, &Filter::default(), k).unwrap();
     let brute = exact.dense(&q, &Filter::default(), k).unwrap();
     assert_eq!(ann.len(), k, "every shard gave enough candidates ({total} vectors)");
-    let a: BTreeSet<String> = ann.iter().map(|h| h.chunk.clone()).collect();
-    let b: BTreeSet<String> = brute.iter().map(|h| h.chunk.clone()).collect();
+    let a: BTreeSet<_> = ann.iter().map(|h| h.chunk.clone()).collect();
+    let b: BTreeSet<_> = brute.iter().map(|h| h.chunk.clone()).collect();
     let recall = a.intersection(&b).count() as f64 / k as f64;
     assert!(recall >= 0.95, "recall {recall} of HNSW against brute force");
     assert!(ann.windows(2).all(|w| w[0].score >= w[1].score), "merged in score order");

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use strata_core::Result;
+use strata_core::{ChunkId, Result};
 use strata_index::StoreRead;
 
 use crate::expand;
@@ -17,11 +17,11 @@ use crate::response::SearchHit;
 pub fn fetch(
     store: &dyn StoreRead,
     fused: &[Fused],
-    section_rank: &HashMap<String, usize>,
+    section_rank: &HashMap<ChunkId, usize>,
     k: usize,
 ) -> Result<(Vec<SearchHit>, Vec<SearchHit>)> {
     let top: Vec<&Fused> = fused.iter().take(k * 2).collect();
-    let ids: Vec<String> = top.iter().map(|f| f.chunk.clone()).collect();
+    let ids: Vec<ChunkId> = top.iter().map(|f| f.chunk.clone()).collect();
     let chunks = store.chunks(&ids)?;
     let by_id: HashMap<&str, _> = chunks.iter().map(|c| (c.chunk.id.as_str(), c)).collect();
     let mut hits: Vec<SearchHit> = top

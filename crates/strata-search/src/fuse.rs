@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use strata_core::config::FusionKind;
+use strata_core::ChunkId;
 use strata_index::LegHit;
 
 /// A retrieval leg.
@@ -69,7 +70,7 @@ pub struct LegRank {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Fused {
     /// Chunk id.
-    pub chunk: String,
+    pub chunk: ChunkId,
     /// Fused score.
     pub score: f64,
     /// Rank (from 1) and the leg's own score, in each leg that returned it.
@@ -135,7 +136,7 @@ fn accumulate(
     contribution: impl Fn(usize, &RankedList, usize, &LegHit) -> f64,
 ) -> Vec<Fused> {
     let mut order: Vec<Fused> = Vec::new();
-    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut at: HashMap<ChunkId, usize> = HashMap::new();
     for (l, list) in lists.iter().enumerate().filter(|(_, l)| l.weight > 0.0) {
         for (i, hit) in list.hits.iter().enumerate() {
             let idx = *at.entry(hit.chunk.clone()).or_insert_with(|| {
@@ -165,7 +166,7 @@ pub fn fusion(kind: FusionKind, rrf_k: f64) -> Box<dyn Fusion + Send + Sync> {
 /// Moves the exact identifier hits to the front, in their exact-leg order, so that a query
 /// naming a section returns that section first whatever BM25 thinks. Only the first `k`
 /// pinned hits move; returns how many did.
-pub fn pin_first(fused: &mut Vec<Fused>, pinned: &[String], k: usize) -> usize {
+pub fn pin_first(fused: &mut Vec<Fused>, pinned: &[ChunkId], k: usize) -> usize {
     if pinned.is_empty() {
         return 0;
     }
@@ -189,7 +190,7 @@ mod tests {
         RankedList {
             leg,
             weight,
-            hits: ids.iter().map(|c| LegHit { chunk: c.to_string(), score: 1.0 }).collect(),
+            hits: ids.iter().map(|&c| LegHit { chunk: c.into(), score: 1.0 }).collect(),
         }
     }
 
@@ -197,7 +198,7 @@ mod tests {
     fn rrf_sums_weighted_reciprocal_ranks() {
         let fused =
             Rrf::default().fuse(&[list(Leg::Keyword, 1.0, &["a", "b"]), list(Leg::Exact, 1.0, &["b", "c"])]);
-        assert_eq!(fused[0].chunk, "b");
+        assert_eq!(fused[0].chunk.as_str(), "b");
         let b = 1.0 / 62.0 + 1.0 / 61.0;
         assert!((fused[0].score - b).abs() < 1e-12);
         assert_eq!(fused[0].legs[&Leg::Keyword].rank, 2);
@@ -221,11 +222,11 @@ mod tests {
             hits: vec![LegHit { chunk: "c".into(), score: 0.9 }, LegHit { chunk: "a".into(), score: 0.5 }],
         };
         let fused = WeightedScore.fuse(&[kw, dense]);
-        let score = |id: &str| fused.iter().find(|f| f.chunk == id).unwrap().score;
+        let score = |id: &str| fused.iter().find(|f| f.chunk.as_str() == id).unwrap().score;
         assert!((score("a") - 1.0).abs() < 1e-9, "top keyword, bottom dense");
         assert!((score("b") - 0.9).abs() < 1e-6, "close to the top keyword score: {}", score("b"));
         assert!((score("c") - 2.0).abs() < 1e-9, "bottom keyword, top dense at weight 2");
-        assert_eq!(fused[0].chunk, "c");
+        assert_eq!(fused[0].chunk.as_str(), "c");
         // One hit, or equal scores: each counts fully.
         let single = WeightedScore.fuse(&[list(Leg::Exact, 1.5, &["x", "y"])]);
         assert!(single.iter().all(|f| (f.score - 1.5).abs() < 1e-12));
@@ -234,7 +235,7 @@ mod tests {
     #[test]
     fn weights_are_honoured_exactly() {
         let fused = Rrf::default().fuse(&[list(Leg::Keyword, 0.0, &["a"]), list(Leg::Exact, 2.0, &["b"])]);
-        assert_eq!(fused[0].chunk, "b");
+        assert_eq!(fused[0].chunk.as_str(), "b");
         assert!((fused[0].score - 2.0 / 61.0).abs() < 1e-12);
         assert_eq!(fused.len(), 1, "a leg with weight 0 contributes nothing, not even its hits");
     }

@@ -33,7 +33,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use strata_core::config::SearchConfig;
-use strata_core::{DocId, NodeId, Result};
+use strata_core::{ChunkId, DocId, NodeId, Result};
 use strata_index::{Filter, StoreRead};
 
 use crate::expand::Docs;
@@ -67,8 +67,8 @@ pub struct RankedSection {
 pub fn rank_sections(
     lists: &[RankedList],
     section_lists: &[SectionList],
-    pinned: &[String],
-    section_of: &HashMap<String, SectionKey>,
+    pinned: &[ChunkId],
+    section_of: &HashMap<ChunkId, SectionKey>,
     rrf_k: f64,
 ) -> Vec<RankedSection> {
     let mut evidence: BTreeMap<SectionKey, f64> = BTreeMap::new();
@@ -139,7 +139,7 @@ pub fn order(
     req: &SearchRequest,
     retrieved: &Retrieved,
     fused: Vec<Fused>,
-) -> Result<(Vec<Fused>, HashMap<String, usize>)> {
+) -> Result<(Vec<Fused>, HashMap<ChunkId, usize>)> {
     let per_section = config.chunks_per_section;
     let wanted = config.sections.max(req.k.div_ceil(per_section));
     let section_of = sections_of(store, &retrieved.lists)?;
@@ -186,8 +186,8 @@ pub fn order(
 }
 
 /// The section of every chunk the legs found.
-fn sections_of(store: &dyn StoreRead, lists: &[RankedList]) -> Result<HashMap<String, SectionKey>> {
-    let mut ids: Vec<String> = lists.iter().flat_map(|l| l.hits.iter().map(|h| h.chunk.clone())).collect();
+fn sections_of(store: &dyn StoreRead, lists: &[RankedList]) -> Result<HashMap<ChunkId, SectionKey>> {
+    let mut ids: Vec<ChunkId> = lists.iter().flat_map(|l| l.hits.iter().map(|h| h.chunk.clone())).collect();
     ids.sort();
     ids.dedup();
     Ok(store
@@ -209,7 +209,7 @@ fn within_filter(filter: &Filter, doc: &DocId, node: NodeId, last: NodeId) -> (N
 /// Marks every fused chunk inside the subtree `first..=last` of `doc` as taken.
 fn take_subtree(
     fused: &[Fused],
-    section_of: &HashMap<String, SectionKey>,
+    section_of: &HashMap<ChunkId, SectionKey>,
     doc: &DocId,
     (first, last): (NodeId, NodeId),
     taken: &mut [bool],
@@ -227,7 +227,7 @@ fn take_subtree(
 /// `doc`, best first, skipping chunks already `taken` (and marking the ones it takes).
 pub fn assign(
     fused: &[Fused],
-    section_of: &HashMap<String, SectionKey>,
+    section_of: &HashMap<ChunkId, SectionKey>,
     doc: &DocId,
     (first, last): (NodeId, NodeId),
     per_section: usize,
@@ -260,7 +260,7 @@ mod tests {
         RankedList {
             leg,
             weight: 1.0,
-            hits: ids.iter().map(|id| LegHit { chunk: id.to_string(), score: 1.0 }).collect(),
+            hits: ids.iter().map(|&id| LegHit { chunk: id.into(), score: 1.0 }).collect(),
         }
     }
 
@@ -268,11 +268,11 @@ mod tests {
         (DocId("d".into()), NodeId(n))
     }
 
-    fn sections() -> HashMap<String, SectionKey> {
+    fn sections() -> HashMap<ChunkId, SectionKey> {
         // a1, a2, a3 in section 1; b1, b2 in 2 (a child of 1); c1 in 3.
         [("a1", 1), ("a2", 1), ("a3", 1), ("b1", 2), ("b2", 2), ("c1", 3)]
             .into_iter()
-            .map(|(id, n)| (id.to_string(), key(n)))
+            .map(|(id, n)| (ChunkId::from(id), key(n)))
             .collect()
     }
 
@@ -315,7 +315,7 @@ mod tests {
         let mut dense = list(Leg::Dense, &["c1"]);
         dense.weight = 0.0;
         let lists = [list(Leg::Keyword, &["a1", "b1", "c1"]), dense];
-        let ranked = rank_sections(&lists, &[], &["c1".to_string()], &sections(), 60.0);
+        let ranked = rank_sections(&lists, &[], &[ChunkId::from("c1")], &sections(), 60.0);
         assert_eq!(nodes(&ranked), vec![3, 1, 2]);
         // Chunks the map does not know are ignored.
         assert_eq!(
@@ -330,7 +330,7 @@ mod tests {
         let fused = Rrf { k: 60.0 }.fuse(&lists);
         let mut taken = vec![false; fused.len()];
         let doc = DocId("d".into());
-        let ids = |v: Vec<usize>| v.into_iter().map(|i| fused[i].chunk.clone()).collect::<Vec<_>>();
+        let ids = |v: Vec<usize>| v.into_iter().map(|i| fused[i].chunk.as_str()).collect::<Vec<_>>();
         // Section 1's subtree holds nodes 1 and 2: its best three chunks, b1 included.
         assert_eq!(
             ids(assign(&fused, &sections(), &doc, (NodeId(1), NodeId(2)), 3, &mut taken)),
@@ -339,7 +339,7 @@ mod tests {
         // Section 2 alone gets what is left of it.
         assert_eq!(
             ids(assign(&fused, &sections(), &doc, (NodeId(2), NodeId(2)), 3, &mut taken)),
-            Vec::<String>::new()
+            Vec::<&str>::new()
         );
         assert_eq!(ids(assign(&fused, &sections(), &doc, (NodeId(1), NodeId(1)), 3, &mut taken)), ["a2"]);
     }

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use strata_core::Result;
+use strata_core::{ChunkId, Result};
 use strata_embed::rerank::{order, Reranker};
 use strata_index::StoreRead;
 
@@ -34,7 +34,7 @@ pub fn rerank(
     if window.len() < 2 {
         return Ok(());
     }
-    let ids: Vec<String> = window.iter().map(|f| f.chunk.clone()).collect();
+    let ids: Vec<ChunkId> = window.iter().map(|f| f.chunk.clone()).collect();
     let stored = store.chunks(&ids)?;
     let texts: HashMap<&str, String> = stored
         .iter()

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use strata_core::{ChunkKind, PageRange, Span};
+use strata_core::{ChunkId, ChunkKind, PageRange, Span};
 
 use crate::fuse::{Leg, LegRank};
 use crate::highlight::Highlight;
@@ -30,12 +30,14 @@ pub enum Unit {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SearchHit {
     /// Chunk id (the best chunk of a merged section or of a page range).
-    pub chunk_id: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub chunk_id: ChunkId,
     /// What the hit covers.
     pub unit: Unit,
     /// For a section or page range: the chunks found in it, best first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub merged: Vec<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
+    pub merged: Vec<ChunkId>,
     /// Document id.
     pub doc_id: String,
     /// Document title.
@@ -105,7 +107,8 @@ pub struct AttachedDefinition {
     pub in_query: bool,
     /// Chunk ids of the hits that use the term.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub used_by: Vec<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
+    pub used_by: Vec<ChunkId>,
     /// True when another document defines the same term differently.
     pub conflict: bool,
 }
@@ -117,7 +120,8 @@ pub struct AttachedReference {
     /// The reference as written (`section 4.2`).
     pub raw: String,
     /// Chunk id of the hit it appears in.
-    pub from_chunk: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub from_chunk: ChunkId,
     /// Document id.
     pub doc_id: String,
     /// Document title.

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use strata_core::config::LegWeights;
 use strata_core::number;
-use strata_core::{Error, Result};
+use strata_core::{ChunkId, Error, Result};
 use strata_embed::Embedder;
 use strata_index::{Filter, LegHit, SectionHit, StoreRead, StoredChunk};
 
@@ -31,7 +31,7 @@ pub struct Retrieved {
     /// One ranked list per chunk leg.
     pub lists: Vec<RankedList>,
     /// Exact identifier hits, to rank first.
-    pub pinned: Vec<String>,
+    pub pinned: Vec<ChunkId>,
     /// The query vector, when the dense leg ran.
     pub vector: Option<Vec<f32>>,
     /// Sections found by their profile, one list per section leg (hierarchical mode).
@@ -139,7 +139,7 @@ impl<'s> Legs<'s> {
     ) -> Result<Lexical> {
         let (keyword, keyword_ms) = timed(|| keyword(self.store, plan, &req.filter, depth));
         let keyword = keyword?;
-        let keyword_rank: HashMap<String, usize> =
+        let keyword_rank: HashMap<ChunkId, usize> =
             keyword.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
         let (exact, exact_ms) = timed(|| exact(self.store, plan, &req.filter, depth, &keyword_rank));
         let sections = if with_sections {
@@ -190,7 +190,7 @@ impl<'s> Legs<'s> {
         timings.keyword = Some(lexical.keyword_ms);
         timings.exact = Some(lexical.exact_ms);
         let ex = lexical.exact;
-        let pinned: Vec<String> = ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
+        let pinned: Vec<ChunkId> = ex.hits[..ex.identifier_hits].iter().map(|h| h.chunk.clone()).collect();
         let mut lists = vec![
             RankedList { leg: Leg::Keyword, weight: weights.keyword, hits: lexical.keyword },
             RankedList { leg: Leg::Exact, weight: weights.exact, hits: ex.hits },
@@ -241,7 +241,7 @@ pub fn exact(
     plan: &Plan,
     filter: &Filter,
     limit: usize,
-    keyword_rank: &HashMap<String, usize>,
+    keyword_rank: &HashMap<ChunkId, usize>,
 ) -> Result<ExactHits> {
     let mut out: Vec<LegHit> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -254,7 +254,7 @@ pub fn exact(
                 continue;
             }
             let suffix = &id.key[key.len()..];
-            let ids: Vec<String> = hits.iter().map(|h| h.chunk.clone()).collect();
+            let ids: Vec<ChunkId> = hits.iter().map(|h| h.chunk.clone()).collect();
             let chunks = store.chunks(&ids)?;
             let mut doc_best: HashMap<&str, usize> = HashMap::new();
             for c in &chunks {

@@ -488,7 +488,7 @@ fn hierarchical_ranking_snapshots() {
         let r = s.search(&SearchRequest::new(q, Mode::Hierarchical, 8).ranking_only()).unwrap();
         out.push_str(&format!("query: {q}\n"));
         for h in &r.hits {
-            let ordinal = h.chunk_id.rsplit(':').next().unwrap();
+            let ordinal = h.chunk_id.as_str().rsplit(':').next().unwrap();
             out.push_str(&format!(
                 "  s{} {} [{ordinal}] {}\n",
                 h.section_rank.unwrap(),

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use strata_core::{Error, Format, Result};
+use strata_core::{ChunkId, Error, Format, Result};
 
 use super::{char_span, parse_line, read_to_string};
 use crate::align::CharIndex;
@@ -43,7 +43,7 @@ struct GoldLine {
     doc: Option<String>,
     section: Option<String>,
     path: Option<Vec<String>>,
-    chunk: Option<String>,
+    chunk: Option<ChunkId>,
     start: Option<usize>,
     end: Option<usize>,
     unit: Option<String>,

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 
 use strata_core::{
-    normalize_term, Block, BlockKind, Chunk, ChunkKind, Definition, DocId, Document, DocumentRecord, Format,
-    Node, NodeId, Page, PageRange, Reference, SectionNumber, Source, Span, Tree,
+    normalize_term, Block, BlockKind, Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentRecord,
+    Format, Node, NodeId, Page, PageRange, Reference, SectionNumber, Source, Span, Tree,
 };
 
 use crate::{DocSummary, StoredChunk};
@@ -373,7 +373,7 @@ pub fn doc_summary(record: &DocumentRecord) -> DocSummary {
 }
 
 /// Ids of the chunks of `record` that satisfy `keep`, in ordinal order.
-pub fn chunk_ids(record: &DocumentRecord, keep: impl Fn(&Chunk) -> bool) -> Vec<String> {
+pub fn chunk_ids(record: &DocumentRecord, keep: impl Fn(&Chunk) -> bool) -> Vec<ChunkId> {
     record.chunks.iter().filter(|c| keep(c)).map(|c| c.id.clone()).collect()
 }
 
@@ -405,7 +405,7 @@ pub fn unit_vector(key: &str) -> Vec<f32> {
 /// `record` with one [`unit_vector`] per chunk, keyed by the chunk id, and one per section
 /// profile, keyed by [`section_key`].
 pub fn with_vectors(mut record: DocumentRecord) -> DocumentRecord {
-    let values = record.chunks.iter().flat_map(|c| unit_vector(&c.id)).collect();
+    let values = record.chunks.iter().flat_map(|c| unit_vector(c.id.as_str())).collect();
     record.vectors =
         Some(strata_core::ChunkVectors { model: VECTOR_MODEL.to_string(), dim: VECTOR_DIM, values });
     let nodes: Vec<NodeId> = strata_core::section_profiles(&record.document).iter().map(|p| p.node).collect();

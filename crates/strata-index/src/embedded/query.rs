@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::ops::Bound;
 
 use serde::Deserialize;
-use strata_core::{Error, Result};
+use strata_core::{ChunkId, Error, Result};
 use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery,
@@ -165,7 +165,7 @@ impl EmbeddedStore {
             .filter(|(score, _)| *score >= floor || same_score(*score, floor))
             .map(|(score, addr)| {
                 let doc: TantivyDocument = searcher.doc(addr).map_err(self.err())?;
-                Ok(LegHit { chunk: self.str_field(&doc, self.f.chunk_id), score })
+                Ok(LegHit { chunk: ChunkId::from(self.str_field(&doc, self.f.chunk_id)), score })
             })
             .collect::<Result<Vec<_>>>()?;
         sort_lexical(&mut hits);
@@ -185,9 +185,9 @@ impl EmbeddedStore {
 
     /// A section hit from a hit whose id is `DOC#NODE`.
     pub(super) fn section_hit(&self, hit: LegHit) -> Result<SectionHit> {
-        SectionHit::from_id(&hit.chunk, hit.score).ok_or_else(|| Error::Index {
+        SectionHit::from_id(hit.chunk.as_str(), hit.score).ok_or_else(|| Error::Index {
             path: self.dir.clone(),
-            reason: format!("a section record has a bad id {:?}; re-ingest its document", hit.chunk),
+            reason: format!("a section record has a bad id {:?}; re-ingest its document", hit.chunk.as_str()),
         })
     }
 

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use strata_core::{Definition, DocId, Error, NodeId, Result};
+use strata_core::{ChunkId, Definition, DocId, Error, NodeId, Result};
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{TantivyDocument, Term};
@@ -78,14 +78,14 @@ impl StoreRead for EmbeddedStore {
         Ok(self.all(&q)?.into_iter().next().map(|(_, d)| self.str_field(&d, self.f.hash)))
     }
 
-    fn chunks(&self, ids: &[String]) -> Result<Vec<StoredChunk>> {
+    fn chunks(&self, ids: &[ChunkId]) -> Result<Vec<StoredChunk>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut by_id: HashMap<String, StoredChunk> = HashMap::new();
+        let mut by_id: HashMap<ChunkId, StoredChunk> = HashMap::new();
         for batch in ids.chunks(512) {
             let should: Vec<(Occur, Box<dyn Query>)> =
-                batch.iter().map(|id| (Occur::Should, self.term_q(self.f.chunk_id, id))).collect();
+                batch.iter().map(|id| (Occur::Should, self.term_q(self.f.chunk_id, id.as_str()))).collect();
             let mut clauses = self.base(KIND_CHUNK, &Filter::default())?;
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
             for (_, d) in self.all(&BooleanQuery::new(clauses))? {
@@ -164,12 +164,12 @@ impl StoreRead for EmbeddedStore {
             keys.iter().map(|k| (Occur::Should, self.term_q(self.f.numbers, k))).collect();
         let mut clauses = self.base(KIND_CHUNK, filter)?;
         clauses.push((Occur::Must, Box::new(BooleanQuery::new(should))));
-        let mut hits: Vec<(String, u64, String)> = self
+        let mut hits: Vec<(String, u64, ChunkId)> = self
             .all(&BooleanQuery::new(clauses))?
             .iter()
             .map(|(_, d)| {
                 let ordinal = d.get_first(self.f.ordinal).and_then(|v| v.as_u64()).unwrap_or(0);
-                (self.str_field(d, self.f.doc_id), ordinal, self.str_field(d, self.f.chunk_id))
+                (self.str_field(d, self.f.doc_id), ordinal, ChunkId::from(self.str_field(d, self.f.chunk_id)))
             })
             .collect();
         hits.sort();

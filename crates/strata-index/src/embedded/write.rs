@@ -175,7 +175,7 @@ impl EmbeddedStore {
         let mut d = TantivyDocument::default();
         d.add_text(f.kind, KIND_CHUNK);
         d.add_text(f.doc_id, doc.id.as_str());
-        d.add_text(f.chunk_id, &chunk.id);
+        d.add_text(f.chunk_id, chunk.id.as_str());
         d.add_u64(f.ordinal, chunk.ordinal as u64);
         d.add_u64(f.node, chunk.node.0 as u64);
         d.add_text(f.chunk_kind, chunk.kind.name());

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use pgvector::Vector;
-use postgres::Client;
-use strata_core::{Definition, DocId, Error, NodeId, Result};
+use postgres::{Client, Row};
+use strata_core::{ChunkId, Definition, DocId, Error, NodeId, Result};
 use strata_index::{
     DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoredChunk, StoredDocument, BOOST_HEADING,
     BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
@@ -124,7 +124,7 @@ impl PgStore {
         let n = sql.bind(limit.max(1) as i64);
         sql.push(&format!(" GROUP BY p.doc, p.target ORDER BY score DESC, p.target LIMIT {n}"));
         let rows = client.query(&sql.text, &sql.params()).map_err(self.err("ranking by BM25"))?;
-        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
+        Ok(scored(&rows))
     }
 
     /// The `ts_rank` alternative of the keyword legs.
@@ -154,7 +154,7 @@ impl PgStore {
         let n = sql.bind(limit.max(1) as i64);
         sql.push(&format!(" ORDER BY score DESC, r.id LIMIT {n}"));
         let rows = client.query(&sql.text, &sql.params()).map_err(self.err("ranking by ts_rank"))?;
-        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
+        Ok(scored(&rows))
     }
 
     fn check_dense(&self, query: &[f32]) -> Result<bool> {
@@ -202,19 +202,27 @@ impl PgStore {
             }
         }
         let rows = client.query(&sql.text, &sql.params()).map_err(self.err("searching vectors"))?;
-        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
+        Ok(scored(&rows))
     }
 
     fn section_hits(&self, hits: Vec<LegHit>) -> Result<Vec<SectionHit>> {
         hits.into_iter()
             .map(|hit| {
-                SectionHit::from_id(&hit.chunk, hit.score).ok_or_else(|| Error::Index {
+                SectionHit::from_id(hit.chunk.as_str(), hit.score).ok_or_else(|| Error::Index {
                     path: self.label.clone(),
-                    reason: format!("a section record has a bad id {:?}; re-ingest its document", hit.chunk),
+                    reason: format!(
+                        "a section record has a bad id {:?}; re-ingest its document",
+                        hit.chunk.as_str()
+                    ),
                 })
             })
             .collect()
     }
+}
+
+/// The hits of rows whose first column is a record id and whose second is its score.
+fn scored(rows: &[Row]) -> Vec<LegHit> {
+    rows.iter().map(|r| LegHit { chunk: ChunkId::from(r.get::<_, String>(0)), score: r.get(1) }).collect()
 }
 
 impl StoreRead for PgStore {
@@ -261,15 +269,16 @@ impl StoreRead for PgStore {
             .map(|r| r.get(0)))
     }
 
-    fn chunks(&self, ids: &[String]) -> Result<Vec<StoredChunk>> {
+    fn chunks(&self, ids: &[ChunkId]) -> Result<Vec<StoredChunk>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        let keys: Vec<&str> = ids.iter().map(ChunkId::as_str).collect();
         let rows = self
             .conn()?
-            .query("SELECT payload FROM strata_chunks WHERE id = ANY($1)", &[&ids])
+            .query("SELECT payload FROM strata_chunks WHERE id = ANY($1)", &[&keys])
             .map_err(self.err("reading chunks"))?;
-        let mut by_id: HashMap<String, StoredChunk> = HashMap::new();
+        let mut by_id: HashMap<ChunkId, StoredChunk> = HashMap::new();
         for r in &rows {
             let c: StoredChunk = serde_json::from_slice(r.get::<_, &[u8]>(0)).map_err(|e| self.damaged(e))?;
             by_id.insert(c.chunk.id.clone(), c);
@@ -334,7 +343,7 @@ impl StoreRead for PgStore {
         sql.push(&format!(" ORDER BY c.doc, c.ordinal, c.id LIMIT {n}"));
         let rows =
             self.conn()?.query(&sql.text, &sql.params()).map_err(self.err("finding section numbers"))?;
-        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: 1.0 }).collect())
+        Ok(rows.iter().map(|r| LegHit { chunk: ChunkId::from(r.get::<_, String>(0)), score: 1.0 }).collect())
     }
 
     fn exact_terms(&self, terms: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
@@ -381,7 +390,7 @@ impl StoreRead for PgStore {
         let n = sql.bind(limit.max(1) as i64);
         sql.push(&format!(" ORDER BY score DESC, c.id LIMIT {n}"));
         let rows = client.query(&sql.text, &sql.params()).map_err(self.err("finding defined terms"))?;
-        Ok(rows.iter().map(|r| LegHit { chunk: r.get(0), score: r.get(1) }).collect())
+        Ok(scored(&rows))
     }
 
     fn exact_phrase(&self, phrase: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
@@ -447,7 +456,7 @@ impl StoreRead for PgStore {
                 (freq > 0).then(|| {
                     let tf = freq as f32;
                     let norm = clause.norm_base + clause.norm_per_token * len as f32;
-                    LegHit { chunk: target, score: weight * tf / (tf + norm) }
+                    LegHit { chunk: ChunkId::from(target), score: weight * tf / (tf + norm) }
                 })
             })
             .collect();
