@@ -150,9 +150,8 @@ impl EmbeddedStore {
             let top = searcher
                 .search_with_statistics_provider(query, &TopDocs::with_limit(fetch).order_by_score(), &stats)
                 .map_err(self.err())?;
-            let tie_at_cut = top.len() == fetch
-                && top.len() > limit
-                && same_score(top[limit - 1].0, top[top.len() - 1].0);
+            let tie_at_cut =
+                top.len() == fetch && top.len() > limit && same_score(top[limit - 1].0, top[top.len() - 1].0);
             if !tie_at_cut || fetch >= cap {
                 break top;
             }
