@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use strata_core::Span;
 
+use super::form::{self, Form};
 use super::page_text::{LineRef, PageText};
 use crate::read::HeadingMark;
 
@@ -32,6 +33,9 @@ const LARGER: f32 = 1.08;
 const MIN_NUMBERED: usize = 5;
 /// Longest heading, in characters.
 const MAX_CHARS: usize = 120;
+/// Words from which a numbered line that opens a paragraph of three lines or more is its
+/// first line, not a heading.
+const LONG_WORDS: usize = 10;
 
 fn numbered() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -54,11 +58,42 @@ fn classify(line: &str) -> Option<Option<u32>> {
     };
     if c.name("num").is_some() {
         let first = title.chars().next()?;
-        if !(first.is_uppercase() || first.is_ascii_digit()) {
+        if !(first.is_uppercase() || first.is_ascii_digit()) || tabular(title) {
             return None;
         }
     }
     Some(Some(level))
+}
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Whether the title after a number reads as a table row or a date, not a title: two
+/// numbers or more (`Weeks Ended 52 Weeks Ended`, `December 2019 2.50:1.00`,
+/// `Registration Statement Number 333-150447 on Form S- 8`) or a month first
+/// (`5 October 2020`).
+fn tabular(title: &str) -> bool {
+    let numbers = title
+        .split_whitespace()
+        .filter(|w| {
+            w.chars().any(|c| c.is_ascii_digit())
+                && w.chars().all(|c| c.is_ascii_digit() || ",.%:()/$-".contains(c))
+        })
+        .count();
+    let first = title.split_whitespace().next().unwrap_or("").to_lowercase();
+    numbers >= 2 || MONTHS.contains(&first.as_str())
 }
 
 /// Whether a line reads like a sentence rather than a title.
@@ -73,10 +108,42 @@ fn capitals(s: &str) -> bool {
     letters.len() >= 3 && letters.iter().all(|c| c.is_uppercase())
 }
 
+/// A recovered heading, and its kind when it is a form heading (whose level is its own,
+/// see [`super::nest`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Recovered {
+    pub mark: HeadingMark,
+    pub form: Option<Form>,
+}
+
+/// A heading found: span, level if numbered, size, page, form kind.
+type Found = (Span, Option<u32>, f32, usize, Option<Form>);
+
+/// Where a numbered heading run into its paragraph ends (`1.2. Components of Compensation.`
+/// in `1.2. Components of Compensation. Each nonemployee member of the Board …`, or
+/// `3.1 Participation:` in `3.1 Participation: An Employee shall be …`): the byte after the
+/// first period or colon that a capitalized sentence of three words or more follows.
+fn run_in(line: &str) -> Option<usize> {
+    let lead = line.len() - line.trim_start().len();
+    let title = numbered().captures(line.trim_start())?.name("title")?;
+    let at = title.as_str().find(". ").or_else(|| title.as_str().find(": "))?;
+    let rest = &title.as_str()[at + 2..];
+    let capital = rest.chars().next().is_some_and(char::is_uppercase);
+    (capital && rest.split_whitespace().count() >= 3).then_some(lead + title.start() + at + 1)
+}
+
+/// The depth of a dotted section number that starts `title` (`1.5.2.1 Namespaces` is 4).
+pub(crate) fn depth(title: &str) -> Option<u32> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r"^[0-9]{1,2}(?:\.[0-9]{1,3}){0,5}\.?\s").unwrap());
+    let number = re.find(title)?.as_str().trim().trim_end_matches('.');
+    Some(number.split('.').count() as u32)
+}
+
 /// The headings of `text`, in order.
-pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
+pub(crate) fn recover(text: &PageText) -> Vec<Recovered> {
     let body = text.body_size.max(1.0);
-    let mut found: Vec<(Span, Option<u32>, f32, usize)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     for (p, _) in text.paragraphs.iter().enumerate() {
         let lines: Vec<&LineRef> = text.lines_of(p).collect();
         let Some(first) = lines.first() else { continue };
@@ -86,11 +153,19 @@ pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
         }
         let font =
             first.size >= LARGER * body || first.bold || capitals(line) || first.font != text.body_font;
-        match classify(line) {
-            Some(Some(level)) if font => {
-                // A title wrapped onto a second line of the same font joins it.
+        let form = form::classify(line).filter(|_| font || lines.len() == 1);
+        let heading = form.map(|f| Some(f.level())).or_else(|| classify(line).filter(|_| font));
+        match heading {
+            Some(Some(level)) => {
                 let mut span = first.span;
-                if let Some(second) = lines.get(1) {
+                let cut = if form.is_none() { run_in(text.line_text(first)) } else { None };
+                if let Some(end) = cut {
+                    span.end = first.span.start + end;
+                } else if form.is_none() && lines.len() > 2 && line.split_whitespace().count() > LONG_WORDS {
+                    // A long numbered line that a paragraph goes on from opens the paragraph.
+                    continue;
+                } else if let Some(second) = lines.get(1) {
+                    // A title wrapped onto a second line of the same font joins it.
                     let same = (second.size - first.size).abs() < 0.1
                         && second.bold == first.bold
                         && second.font == first.font;
@@ -98,11 +173,17 @@ pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
                         span.end = second.span.end;
                     }
                 }
-                found.push((span, Some(level), first.size, first.page));
+                found.push((span, Some(level), first.size, first.page, form));
             }
-            _ if first.size >= BIG * body && lines.len() <= 2 && line.split_whitespace().count() <= 12 => {
+            _ if first.size >= BIG * body
+                && lines.len() <= 2
+                && line.split_whitespace().count() <= 12
+                && !line.ends_with('.')
+                && !line.starts_with('(')
+                && !tabular(line) =>
+            {
                 let end = lines.last().map_or(first.span.end, |l| l.span.end);
-                found.push((Span::new(first.span.start, end), None, first.size, first.page));
+                found.push((Span::new(first.span.start, end), None, first.size, first.page, None));
             }
             _ => {}
         }
@@ -122,7 +203,7 @@ pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
     let numbered_max = found.iter().filter(|f| f.1.is_some()).map(|f| f.2).fold(0.0, f32::max);
     found
         .into_iter()
-        .map(|(span, level, size, _)| {
+        .map(|(span, level, size, _, form)| {
             let level = level.unwrap_or_else(|| {
                 let rank = sizes.iter().position(|s| *s == (size * 2.0).round() as i32).unwrap_or(0) as u32;
                 if numbered_max > 0.0 && size <= numbered_max {
@@ -132,7 +213,7 @@ pub(crate) fn recover(text: &PageText) -> Vec<HeadingMark> {
                 }
             });
             let title = text.text[span.start..span.end].split_whitespace().collect::<Vec<_>>().join(" ");
-            HeadingMark { level, title, span, number: None }
+            Recovered { mark: HeadingMark { level, title, span, number: None }, form }
         })
         .collect()
 }
@@ -172,5 +253,19 @@ mod tests {
         assert_eq!(classify("SEC. 101. SHORT TITLE."), Some(Some(1)));
         assert_eq!(classify("2 apples and pears"), None);
         assert_eq!(classify("Bash is a shell"), None);
+        assert_eq!(classify("5 October 2020"), None);
+        assert_eq!(classify("31 December 2019 2.50:1.00"), None);
+        assert_eq!(classify("8. Registration Statement Number 333-150447 on Form S- 8"), None);
+        assert_eq!(classify("4. Balance Sheet Components"), Some(Some(1)));
+    }
+
+    #[test]
+    fn run_in_headings_end_at_their_period() {
+        let line = "1.2. Components of Compensation. Each nonemployee member of the Board (each, a";
+        assert_eq!(run_in(line).map(|e| &line[..e]), Some("1.2. Components of Compensation."));
+        assert_eq!(run_in("3.1 Shell Syntax"), None);
+        assert_eq!(run_in("2.1. Value. In order"), None);
+        let colon = " 3.1 Participation: An Employee shall be";
+        assert_eq!(run_in(colon).map(|e| &colon[..e]), Some(" 3.1 Participation:"));
     }
 }

@@ -41,6 +41,8 @@ pub struct Line {
     pub text: String,
     /// Baseline.
     pub y: f32,
+    /// Left edge of its first glyph (indentation, as displayed).
+    pub x0: f32,
     /// The largest glyph size of the line.
     pub size: f32,
     /// Most of its glyphs are bold.
@@ -244,6 +246,7 @@ fn to_lines(mut segments: Vec<Segment>, column: u8) -> Vec<Line> {
             Line {
                 text,
                 y: g[0].y,
+                x0: g[0].x0,
                 size: g.iter().map(|s| s.size).fold(0.0, f32::max),
                 bold: chars > 0 && bold * 2 > chars,
                 font: fonts.iter().max_by_key(|f| f.1).map_or(0, |f| f.0),

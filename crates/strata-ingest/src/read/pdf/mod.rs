@@ -8,11 +8,17 @@
 //!   boldness; `glyphs`: glyph names to text for fonts without ToUnicode;
 //! - `layout`: glyphs to segments, columns and lines in reading order;
 //! - `furniture`: running headers, footers and page numbers found across pages and left out;
-//! - `contents`: table-of-contents pages recognized, their leader lines left out;
+//! - `contents`: table-of-contents pages read as entries (title, printed page, level), their
+//!   lines left out;
 //! - `page_text`: lines to paragraphs, hyphenated line ends joined, the page breaks;
 //! - `outline`: bookmarks mapped to the line of their heading on their page;
-//! - `headings`: headings recovered from numbering, font size and weight when there is no
-//!   outline;
+//! - `calibrate`: contents entries onto physical pages, when there are no bookmarks;
+//! - `form`: the headings of SEC forms and financial statements (parts, items, statements,
+//!   notes), each at its own level;
+//! - `headings`: headings recovered from form, numbering, font size and weight when there is
+//!   no outline;
+//! - `nest`: the contents entries and form headings as anchors, the other recovered headings
+//!   below them;
 //! - `labels`: `/PageLabels` (roman front matter) as printed page labels; without them,
 //!   the page numbers the furniture printed, where they run in sequence.
 //!
@@ -20,14 +26,17 @@
 //! password, inflates streams and decodes font encodings; everything from glyph positions
 //! on is ours. The crate comparison is in `bench/results/pdf.md`.
 
+mod calibrate;
 mod content;
 mod contents;
 mod fonts;
+mod form;
 mod furniture;
 mod glyphs;
 mod headings;
 mod labels;
 mod layout;
+mod nest;
 mod outline;
 mod page_text;
 
@@ -113,15 +122,23 @@ fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
         tracing::debug!(rotated, "rotated glyphs (margin text) left out");
     }
     let printed = furniture::strip(&mut laid);
-    contents::strip(&mut laid);
+    let outline = outline::entries(&doc, &pages);
+    // With bookmarks, a contents page only loses its leader lines; without, it is read.
+    let listed =
+        if outline.is_empty() { contents::take(&mut laid) } else { contents::strip_leaders(&mut laid) };
     let mut text = page_text::assemble(&laid);
     let mut labels = labels::page_labels(&doc, pages.len());
+    let numbers = if printed.iter().any(Option::is_some) { printed.clone() } else { labels.clone() };
     if labels.is_empty() && printed.iter().any(Option::is_some) {
         labels = printed;
     }
-    let outline = outline::entries(&doc, &pages);
-    let headings =
-        if outline.is_empty() { headings::recover(&text) } else { outline::place(&outline, &text) };
+    let headings = if outline.is_empty() {
+        let contents = calibrate::entries(&listed, &numbers, &text)
+            .map_or_else(Vec::new, |entries| outline::place(&entries, &text, true));
+        nest::nest(contents, headings::recover(&text))
+    } else {
+        outline::place(&outline, &text, false)
+    };
     let blocks = page_text::blocks(&text, &headings);
     let title = info_title(&doc).or_else(|| headings::title(&text));
     let parsed = Parsed {

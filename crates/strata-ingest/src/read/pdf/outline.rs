@@ -170,8 +170,10 @@ impl<'d> Walk<'d> {
     }
 }
 
-/// Heading marks for `entries` in `text`.
-pub(crate) fn place(entries: &[Entry], text: &PageText) -> Vec<HeadingMark> {
+/// Heading marks for `entries` in `text`. With `behind`, a title not found on its page or
+/// the next is looked for on the page before (a contents page's print may be off by one;
+/// bookmarks are not).
+pub(crate) fn place(entries: &[Entry], text: &PageText, behind: bool) -> Vec<HeadingMark> {
     let page_start =
         |p: usize| if p == 0 { 0 } else { text.page_breaks.get(p - 1).copied().unwrap_or(text.text.len()) };
     // Placed in page order (stable: outline order within a page), so one bookmark out of
@@ -181,7 +183,8 @@ pub(crate) fn place(entries: &[Entry], text: &PageText) -> Vec<HeadingMark> {
     let mut out: Vec<HeadingMark> = Vec::with_capacity(entries.len());
     let mut cursor = 0usize;
     for e in entries {
-        let found = [e.page, e.page + 1].into_iter().find_map(|page| {
+        let before = if behind { e.page.checked_sub(1) } else { None };
+        let found = [Some(e.page), Some(e.page + 1), before].into_iter().flatten().find_map(|page| {
             text.lines
                 .iter()
                 .filter(|l| l.page == page && l.span.start >= cursor)
@@ -204,7 +207,7 @@ pub(crate) fn place(entries: &[Entry], text: &PageText) -> Vec<HeadingMark> {
 }
 
 /// Where `title` starts at `line`: the heading's span, or `None`.
-fn matches(text: &str, line: Span, title: &str) -> Option<Span> {
+pub(crate) fn matches(text: &str, line: Span, title: &str) -> Option<Span> {
     let from = &text[line.start..];
     let stripped = strip_number(title);
     let end = prefix_end(from, title)

@@ -1,0 +1,79 @@
+//! Contents entries onto physical pages. A contents page cites printed page numbers, and a
+//! filing's cover and contents pages are seldom numbered, so `Business 2` may sit on the
+//! fourth page of the file.
+//!
+//! An entry's page is the physical page that printed its number (the furniture's page
+//! numbers, else `/PageLabels`) after the contents page. Where no page printed it, one
+//! offset serves the whole document: the one under which most entries' titles are found on
+//! the lines of their pages. Placing then looks on that page, the next and the one before
+//! (`outline::place`), so a contents page that is off by one still finds its headings.
+
+use std::collections::HashMap;
+
+use super::contents::Listed;
+use super::outline::{self, Entry};
+use super::page_text::PageText;
+
+/// Largest offset tried between printed and physical pages.
+const MAX_OFFSET: usize = 60;
+/// Share of entries that must be found on their pages for the contents to be the outline.
+const MIN_PLACED: f64 = 0.5;
+
+/// The entries of `listed` as outline entries on physical pages, or `None` when too few of
+/// them are found where the contents says (a misread contents page, or one of another
+/// document bound into this file).
+pub(crate) fn entries(listed: &[Listed], numbers: &[Option<String>], text: &PageText) -> Option<Vec<Entry>> {
+    let last = listed.iter().map(|l| l.page).max()?;
+    let pages = text.page_breaks.len() + 1;
+    let mut by_label: HashMap<String, usize> = HashMap::new();
+    for (page, label) in numbers.iter().enumerate().skip(last + 1) {
+        if let Some(label) = label {
+            by_label.entry(label.to_ascii_lowercase()).or_insert(page);
+        }
+    }
+    let offset = best_offset(listed, text, pages);
+    let physical = |l: &Listed| -> Option<usize> {
+        let printed = l.printed.as_deref()?;
+        by_label.get(&printed.to_ascii_lowercase()).copied().or_else(|| {
+            let n: usize = printed.parse().ok()?;
+            Some(n.checked_sub(1)? + offset?)
+        })
+    };
+    let mut out: Vec<Entry> = Vec::with_capacity(listed.len());
+    let mut found = 0;
+    for (i, l) in listed.iter().enumerate() {
+        // A part without a number starts where the next numbered entry does.
+        let Some(page) = physical(l).or_else(|| listed[i + 1..].iter().find_map(physical)) else { continue };
+        if page <= last || page >= pages {
+            continue;
+        }
+        found += usize::from(on_page(text, page, &l.title));
+        out.push(Entry { level: l.level, title: l.title.clone(), page });
+    }
+    (!out.is_empty() && found as f64 >= MIN_PLACED * listed.len() as f64).then_some(out)
+}
+
+/// The offset (physical page minus printed page) under which most titles are found on
+/// their pages; `None` when no offset finds any.
+fn best_offset(listed: &[Listed], text: &PageText, pages: usize) -> Option<usize> {
+    let numbered: Vec<(&str, usize)> = listed
+        .iter()
+        .filter_map(|l| {
+            Some((l.title.as_str(), l.printed.as_deref()?.parse::<usize>().ok()?.checked_sub(1)?))
+        })
+        .collect();
+    (0..=MAX_OFFSET.min(pages))
+        .map(|d| (d, numbered.iter().filter(|(t, p)| p + d < pages && on_page(text, p + d, t)).count()))
+        .filter(|(_, n)| *n > 0)
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(d, _)| d)
+}
+
+/// Whether a line of page `page` starts with `title`.
+fn on_page(text: &PageText, page: usize, title: &str) -> bool {
+    let start = text.lines.partition_point(|l| l.page < page);
+    text.lines[start..]
+        .iter()
+        .take_while(|l| l.page == page)
+        .any(|l| outline::matches(&text.text, l.span, title).is_some())
+}

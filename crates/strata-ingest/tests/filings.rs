@@ -1,0 +1,142 @@
+//! The PDF reader on the SEC filings of financebench-dev
+//! (`../shared/data/eval/financebench-dev`). Each test skips, with a message, when the
+//! filings are not next to this checkout. `--nocapture` prints the per-filing tables that
+//! `bench/results/filings/` keeps.
+//!
+//! The gold for items is each filing's own contents page, read by pdfplumber
+//! (`scripts/bench/contents-gold.py`, output committed as
+//! `bench/results/filings/contents-gold.tsv`): every Item it lists, with the physical page
+//! that prints the page number it cites.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::Regex;
+use strata_core::{Config, Document};
+use strata_ingest::pipeline::Pipeline;
+
+/// Share of listed Items that must be nodes starting on their page.
+const MIN_ITEMS: f64 = 0.95;
+/// Median nodes per 100 pages wanted for filings of [`LONG`] pages or more.
+const MIN_DENSITY: f64 = 30.0;
+const LONG: usize = 60;
+
+fn filings() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/eval/financebench-dev");
+    if dir.exists() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: the financebench-dev filings are not at {}", dir.display());
+        None
+    }
+}
+
+fn gold() -> BTreeMap<String, Vec<(String, u32)>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results/filings/contents-gold.tsv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out: BTreeMap<String, Vec<(String, u32)>> = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let physical: u32 = f[3].parse().unwrap();
+        if physical > 0 {
+            out.entry(f[0].to_string()).or_default().push((f[1].to_ascii_lowercase(), physical));
+        }
+    }
+    out
+}
+
+fn document(path: &Path) -> Document {
+    static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
+    PIPELINE.get_or_init(|| Pipeline::new(&Config::default()).unwrap()).read_file(path).unwrap()
+}
+
+/// The item a heading names (`item 7a`), if any.
+fn item_of(title: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r"(?i)^item\s+([0-9]{1,2}[A-D]?)\b").unwrap());
+    re.captures(title.trim()).map(|c| c[1].to_ascii_lowercase())
+}
+
+#[test]
+fn listed_items_are_nodes_on_the_pages_their_contents_lists() {
+    let Some(dir) = filings() else { return };
+    let (mut listed, mut placed) = (0, 0);
+    for (file, items) in gold() {
+        let doc = document(&dir.join(&file));
+        let starts: Vec<(String, u32)> =
+            doc.tree.nodes().iter().filter_map(|n| Some((item_of(&n.title)?, n.pages.first))).collect();
+        let missing: Vec<String> = items
+            .iter()
+            .filter(|(item, page)| !starts.iter().any(|(i, p)| i == item && p == page))
+            .map(|(item, page)| format!("{item}@{page}"))
+            .collect();
+        println!("{file}\t{}/{}\t{}", items.len() - missing.len(), items.len(), missing.join(" "));
+        listed += items.len();
+        placed += items.len() - missing.len();
+    }
+    let share = placed as f64 / listed as f64;
+    println!("items on their listed page: {placed}/{listed} = {share:.3}");
+    assert!(share >= MIN_ITEMS, "{share:.3} of listed items are nodes on their page, want {MIN_ITEMS}");
+}
+
+#[test]
+fn long_filings_get_dense_trees() {
+    let Some(dir) = filings() else { return };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+        .collect();
+    paths.sort();
+    let mut density = Vec::new();
+    for path in paths {
+        let doc = document(&path);
+        let per_100 = 100.0 * (doc.tree.len() - 1) as f64 / doc.pages.len() as f64;
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        println!("{name}\t{}\t{}\t{per_100:.1}", doc.pages.len(), doc.tree.len() - 1);
+        if doc.pages.len() >= LONG {
+            density.push(per_100);
+        }
+    }
+    density.sort_by(f64::total_cmp);
+    let mid = density.len() / 2;
+    let median = if density.len() % 2 == 0 { (density[mid - 1] + density[mid]) / 2.0 } else { density[mid] };
+    println!("median nodes per 100 pages, filings of {LONG}+ pages: {median:.1}");
+    assert!(median >= MIN_DENSITY, "median {median:.1} nodes per 100 pages, want {MIN_DENSITY}");
+}
+
+/// Prints 100 headings drawn from every filing's tree with a fixed seed, for judging by
+/// hand: `cargo test -p strata-ingest --test filings -- --ignored --nocapture heading_sample`.
+/// The judged sample is `bench/results/filings/heading-sample.tsv`.
+#[test]
+#[ignore = "prints a sample to judge by hand"]
+fn heading_sample() {
+    let Some(dir) = filings() else { return };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+        .collect();
+    paths.sort();
+    let mut all = Vec::new();
+    for path in paths {
+        let doc = document(&path);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for n in doc.tree.nodes().iter().skip(1) {
+            all.push(format!("{name}\t{}\t{}\t{}", n.pages.first, n.level, n.title));
+        }
+    }
+    // A fixed-seed Fisher–Yates shuffle (xorshift), so the sample is the same on every run.
+    let mut state: u64 = 0x5eed_2026;
+    for i in (1..all.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        all.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    println!("of {} headings:\nfile\tpage\tlevel\ttitle", all.len());
+    for line in all.iter().take(100) {
+        println!("{line}");
+    }
+}
