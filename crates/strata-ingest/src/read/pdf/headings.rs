@@ -140,6 +140,23 @@ pub(crate) fn depth(title: &str) -> Option<u32> {
     Some(number.split('.').count() as u32)
 }
 
+/// Whether an unnumbered line set large heads a section rather than being large body text
+/// (an earnings release's bullets): short, alone or with one more line, and no sentence
+/// (no final period, no hyphen or lower-case line going on), footnote, address or table
+/// row.
+fn display_heading(text: &PageText, lines: &[&LineRef], line: &str) -> bool {
+    let goes_on = lines
+        .get(1)
+        .is_some_and(|l| text.line_text(l).trim_start().chars().next().is_some_and(char::is_lowercase));
+    lines.len() <= 2
+        && line.split_whitespace().count() <= 12
+        && !line.ends_with(['.', '-'])
+        && !line.starts_with('(')
+        && !line.contains('@')
+        && !tabular(line)
+        && !goes_on
+}
+
 /// The headings of `text`, in order.
 pub(crate) fn recover(text: &PageText) -> Vec<Recovered> {
     let body = text.body_size.max(1.0);
@@ -173,15 +190,14 @@ pub(crate) fn recover(text: &PageText) -> Vec<Recovered> {
                         span.end = second.span.end;
                     }
                 }
+                // The wrapped title is judged whole (`… on Form S-` + `8` is a list entry).
+                let whole = text.text[span.start..span.end].split_whitespace().collect::<Vec<_>>().join(" ");
+                if form.is_none() && classify(&whole).is_none() {
+                    continue;
+                }
                 found.push((span, Some(level), first.size, first.page, form));
             }
-            _ if first.size >= BIG * body
-                && lines.len() <= 2
-                && line.split_whitespace().count() <= 12
-                && !line.ends_with('.')
-                && !line.starts_with('(')
-                && !tabular(line) =>
-            {
+            _ if first.size >= BIG * body && display_heading(text, &lines, line) => {
                 let end = lines.last().map_or(first.span.end, |l| l.span.end);
                 found.push((Span::new(first.span.start, end), None, first.size, first.page, None));
             }
