@@ -32,6 +32,17 @@ fn filings() -> Option<PathBuf> {
     }
 }
 
+/// The PDFs of `dir`, by name.
+fn pdfs(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 fn gold() -> BTreeMap<String, Vec<(String, u32)>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results/filings/contents-gold.tsv");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -83,12 +94,7 @@ fn listed_items_are_nodes_on_the_pages_their_contents_lists() {
 #[test]
 fn long_filings_get_dense_trees() {
     let Some(dir) = filings() else { return };
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
-        .collect();
-    paths.sort();
+    let paths = pdfs(&dir);
     let mut density = Vec::new();
     for path in paths {
         let doc = document(&path);
@@ -113,12 +119,7 @@ fn long_filings_get_dense_trees() {
 #[ignore = "prints a sample to judge by hand"]
 fn heading_sample() {
     let Some(dir) = filings() else { return };
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
-        .collect();
-    paths.sort();
+    let paths = pdfs(&dir);
     let mut all = Vec::new();
     for path in paths {
         let doc = document(&path);
