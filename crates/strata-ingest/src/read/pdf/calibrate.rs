@@ -18,6 +18,8 @@ use super::page_text::PageText;
 const MAX_OFFSET: usize = 60;
 /// Share of entries that must be found on their pages for the contents to be the outline.
 const MIN_PLACED: f64 = 0.5;
+/// Entries that vote on the offset at most (a long contents page costs no more).
+const MAX_VOTERS: usize = 200;
 
 /// The entries of `listed` as outline entries on physical pages, or `None` when too few of
 /// them are found where the contents says (a misread contents page, or one of another
@@ -58,6 +60,7 @@ pub(crate) fn entries(listed: &[Listed], numbers: &[Option<String>], text: &Page
 fn best_offset(listed: &[Listed], text: &PageText, pages: usize) -> Option<usize> {
     let numbered: Vec<(&str, usize)> = listed
         .iter()
+        .take(MAX_VOTERS)
         .filter_map(|l| {
             Some((l.title.as_str(), l.printed.as_deref()?.parse::<usize>().ok()?.checked_sub(1)?))
         })

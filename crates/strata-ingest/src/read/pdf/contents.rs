@@ -105,7 +105,8 @@ pub(crate) fn take(pages: &mut [PageLines]) -> Vec<Listed> {
                 let mut i = 0;
                 p.lines.retain(|_| {
                     i += 1;
-                    !used.contains(&(i - 1))
+                    // `used` is in line order.
+                    used.binary_search(&(i - 1)).is_err()
                 });
             }
             None => strip_page_leaders(p),
