@@ -99,7 +99,7 @@ pub(crate) fn take(pages: &mut [PageLines]) -> Vec<Listed> {
         // Only the first run of contents pages is the document's; later ones belong to
         // documents bound in after it (a plan's own contents in an exhibit).
         let ended = drafts.last().is_some_and(|d| d.page + 1 < n);
-        match read_page(p, n).filter(|_| !ended) {
+        match if ended { None } else { read_page(p, n) } {
             Some((mut found, used)) => {
                 drafts.append(&mut found);
                 let mut i = 0;
