@@ -154,6 +154,41 @@ pub struct Block {
     pub kind: BlockKind,
     /// Where it is.
     pub span: Span,
+    /// A table's header rows (its first rows, inside `span`): what gives the numbers of the
+    /// rows below them their meaning (`(Millions) | 2018 | 2017 | 2016`). A chunk that starts
+    /// inside the table carries them in its context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<Span>,
+}
+
+impl Block {
+    /// A block without a header.
+    pub fn new(kind: BlockKind, span: Span) -> Block {
+        Block { kind, span, header: None }
+    }
+
+    /// A block of `kind` at `span` of `text`. A table's first row is its header, as in
+    /// Markdown, and in HTML and DOCX tables, whose first row names the columns; a caption
+    /// line before it (a line without ` | `) goes with it.
+    pub fn headed(kind: BlockKind, span: Span, text: &str) -> Block {
+        if kind != BlockKind::Table {
+            return Block::new(kind, span);
+        }
+        let table = span.slice(text);
+        let line_end = |from: usize| table[from..].find('\n').map_or(table.len(), |i| from + i);
+        let mut end = line_end(0);
+        if !table[..end].contains(" | ") && end < table.len() {
+            end = line_end(end + 1);
+        }
+        Block::table(span, span.start + end)
+    }
+
+    /// A table block whose first rows, up to `header_end`, are its header (none when
+    /// `header_end` is at or before the start).
+    pub fn table(span: Span, header_end: usize) -> Block {
+        let header = (header_end > span.start).then(|| Span::new(span.start, header_end.min(span.end)));
+        Block { kind: BlockKind::Table, span, header }
+    }
 }
 
 /// A document read into strata: normalized text, pages, blocks and the heading tree.

@@ -238,7 +238,7 @@ impl Chunker {
         }
         // One sentence (or row, or code block) is longer than the limit: lines, then words.
         let window = &text[p..limit];
-        if let Some(i) = window.rfind('\n').filter(|&i| i + 1 < window.len() && i > 0) {
+        if let Some(i) = window.rfind('\n').filter(|&i| i > 0) {
             return p + i + 1;
         }
         if let Some(end) = last_word_start(window) {
@@ -438,9 +438,9 @@ mod tests {
         let text = format!("{prose}\n\n{table}\n{prose}");
         let t0 = prose.len() + 2;
         let blocks = [
-            Block { kind: BlockKind::Paragraph, span: Span::new(0, prose.len()) },
-            Block { kind: BlockKind::Table, span: Span::new(t0, t0 + table.len()) },
-            Block { kind: BlockKind::Paragraph, span: Span::new(t0 + table.len() + 1, text.len()) },
+            Block::new(BlockKind::Paragraph, Span::new(0, prose.len())),
+            Block::new(BlockKind::Table, Span::new(t0, t0 + table.len())),
+            Block::new(BlockKind::Paragraph, Span::new(t0 + table.len() + 1, text.len())),
         ];
         let c = chunker(128, 0);
         let p = c.chunk_section(&text, Span::new(0, text.len()), &blocks);

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use regex::Regex;
-use strata_core::{Config, Document};
+use strata_core::{BlockKind, Chunk, ChunkKind, Config, Document};
+use strata_ingest::context::add_structural;
 use strata_ingest::pipeline::Pipeline;
 
 /// Share of listed Items that must be nodes starting on their page.
@@ -140,4 +141,63 @@ fn heading_sample() {
     for line in all.iter().take(100) {
         println!("{line}");
     }
+}
+
+/// The chunks of a filing, with their structural contexts.
+fn chunks(path: &Path) -> (Document, Vec<Chunk>) {
+    static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
+    let pipeline = PIPELINE.get_or_init(|| Pipeline::new(&Config::default()).unwrap());
+    let mut record = pipeline.process(pipeline.read_file(path).unwrap());
+    add_structural(&record.document, &mut record.chunks);
+    (record.document, record.chunks)
+}
+
+/// Statements are tables: no chunk of any filing starts inside a table row, and a chunk
+/// that starts inside a table after its header carries the header's last row in its context.
+#[test]
+fn statement_rows_stay_whole_and_later_chunks_carry_the_header() {
+    let Some(dir) = filings() else { return };
+    let (mut tables, mut headed, mut inside, mut carried) = (0, 0, 0, 0);
+    for path in pdfs(&dir) {
+        let (doc, chunks) = chunks(&path);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for table in doc.blocks.iter().filter(|b| b.kind == BlockKind::Table) {
+            tables += 1;
+            headed += usize::from(table.header.is_some());
+            for c in
+                chunks.iter().filter(|c| c.span.start > table.span.start && c.span.start < table.span.end)
+            {
+                inside += 1;
+                let before = &doc.text[..c.span.start];
+                assert!(before.ends_with('\n'), "{name}: chunk {} starts inside a row", c.id);
+                let Some(header) = table.header else { continue };
+                // A very wide header row is cut in the context; its start is kept.
+                let last_row = header.slice(&doc.text).lines().last().unwrap().trim();
+                let last_row = &last_row[..last_row.floor_char_boundary(120)];
+                let context = c.context.as_deref().unwrap_or("");
+                assert!(context.contains(last_row), "{name}: chunk {} lacks {last_row:?}: {context}", c.id);
+                carried += 1;
+            }
+        }
+    }
+    println!(
+        "{tables} tables, {headed} with a header; {inside} chunks start inside one, {carried} under a header"
+    );
+    assert!(tables > 1000 && headed * 10 > tables * 7, "{tables} tables, {headed} with a header");
+    assert!(carried > 100, "only {carried} chunks start inside a table under its header");
+}
+
+/// A named line item of a cash-flow statement: its chunk, read as the legs index it, holds
+/// the row whole and the years its numbers belong to.
+#[test]
+fn a_line_item_chunk_carries_its_year_header() {
+    let Some(dir) = filings() else { return };
+    let (doc, chunks) = chunks(&dir.join("PEPSICO_2022_10K.pdf"));
+    let row = "Capital spending | (5,207) | (4,625) | (4,240)";
+    let chunk =
+        chunks.iter().find(|c| c.span.slice(&doc.text).contains(row)).expect("the row, whole, in a chunk");
+    assert_eq!(chunk.kind, ChunkKind::Table);
+    let indexed = format!("{}\n{}", chunk.context.as_deref().unwrap_or(""), chunk.span.slice(&doc.text));
+    assert!(indexed.contains("2022 | 2021 | 2020"), "{indexed}");
+    assert!(indexed.contains("(in millions)"), "{indexed}");
 }

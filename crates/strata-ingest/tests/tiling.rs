@@ -9,6 +9,8 @@
 //! 4. **Sentences whole**: a chunk that ends before its section does is cut at a sentence,
 //!    block, line or word boundary, never inside a word (unless a single word is longer than
 //!    the limit).
+//! 5. **Rows whole**: a chunk boundary inside a table falls at the start of a row (a line),
+//!    unless that row alone (and its line end) is longer than the limit.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -73,6 +75,7 @@ fn check_with(ing: &Ingested, max_tokens: usize, tok: &dyn Tokenizer) -> Result<
             return Err(format!("chunk {i} overlap {} outside {}", c.overlap_start, node.own));
         }
     }
+    rows_whole(ing, max_tokens, tok)?;
     for node in doc.tree.nodes() {
         let own = node.own.slice(text);
         let pieces: Vec<_> = ing.chunks.iter().filter(|c| c.node == node.id).collect();
@@ -101,6 +104,31 @@ fn check_with(ing: &Ingested, max_tokens: usize, tok: &dyn Tokenizer) -> Result<
                 && text[w[0].span.start..cut].contains(char::is_whitespace)
             {
                 return Err(format!("section {} cut inside a word at {cut}", node.id));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Property 5: no chunk starts inside a table row that fits the limit.
+fn rows_whole(ing: &Ingested, max_tokens: usize, tok: &dyn Tokenizer) -> Result<(), String> {
+    let text = &ing.document.text;
+    let tables = ing.document.blocks.iter().filter(|b| b.kind == strata_core::BlockKind::Table);
+    for table in tables {
+        let inside =
+            ing.chunks.iter().map(|c| c.span.start).filter(|&s| s > table.span.start && s < table.span.end);
+        for cut in inside {
+            if text.as_bytes()[cut - 1] == b'\n' {
+                continue;
+            }
+            let row_start = text[..cut].rfind('\n').map_or(0, |i| i + 1);
+            let row_end = text[cut..].find('\n').map_or(text.len(), |i| cut + i);
+            // Two tokens of slack: the line end, and a BPE merge across the row's ends.
+            if tok.count(&text[row_start..row_end]) + 2 <= max_tokens {
+                return Err(format!(
+                    "a chunk starts at {cut}, inside the row {:?}",
+                    &text[row_start..row_end]
+                ));
             }
         }
     }
@@ -148,8 +176,34 @@ fn markdown() -> impl Strategy<Value = String> {
     prop::collection::vec(block(), 1..30).prop_map(|b| b.join("\n\n"))
 }
 
+/// A statement-like table: a header of years, then rows of a label and amounts.
+fn statement() -> impl Strategy<Value = String> {
+    let amount = prop_oneof![
+        "[1-9][0-9]{0,2}(,[0-9]{3}){0,2}",
+        "\\([1-9][0-9]{0,2}(,[0-9]{3})?\\)",
+        Just("—".to_string())
+    ];
+    let row = (prop::collection::vec(word(), 1..12), prop::collection::vec(amount, 1..5))
+        .prop_map(|(label, amounts)| format!("| {} | {} |", label.join(" "), amounts.join(" | ")));
+    prop::collection::vec(row, 1..80).prop_map(|rows| {
+        format!("| (Millions) | 2018 | 2017 | 2016 |\n|---|---|---|---|\n{}\n", rows.join("\n"))
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn statements_are_cut_between_rows(
+        parts in prop::collection::vec(prop_oneof![2 => statement(), 1 => block()], 1..8),
+        max in 16usize..200,
+    ) {
+        let md = parts.join("\n\n");
+        let p = pipeline(max, max / 8);
+        let doc = p.read_bytes(source(Format::Markdown, md.as_bytes()), md.as_bytes()).unwrap();
+        let ing = p.process(doc);
+        prop_assert!(check(&ing, max).is_ok(), "{}", check(&ing, max).unwrap_err());
+    }
 
     #[test]
     fn markdown_chunks_tile_sections(md in markdown(), max in 16usize..200, overlap_pct in 0usize..50) {

@@ -99,7 +99,7 @@ impl RecordBuilder {
         self.text.push_str(title);
         let heading = Span::new(start, self.text.len());
         self.text.push_str("\n\n");
-        self.blocks.push(Block { kind: BlockKind::Heading, span: heading });
+        self.blocks.push(Block::new(BlockKind::Heading, heading));
         self.nodes.push(Node {
             id,
             level,
@@ -182,7 +182,7 @@ impl RecordBuilder {
         self.text.push_str(text);
         let span = Span::new(start, self.text.len());
         self.text.push_str("\n\n");
-        self.blocks.push(Block { kind: BlockKind::Paragraph, span });
+        self.blocks.push(Block::new(BlockKind::Paragraph, span));
         span
     }
 

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use strata_core::{Chunk, Document, Result};
 
-pub use structural::{add_structural, structural, Structural, MAX_CONTEXT};
+pub use structural::{add_structural, structural, table, Structural, MAX_CONTEXT};
 
 /// What wrote a chunk's context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -194,7 +194,7 @@ pub fn situate(
     for (i, chunk) in chunks.iter_mut().enumerate() {
         match hits.get(&keys[i]) {
             Some(context) => {
-                chunk.context = Some(context.clone());
+                chunk.context = Some(with_table(doc, chunk, context.clone()));
                 out.cached += 1;
             }
             None => todo.push(i),
@@ -219,6 +219,8 @@ pub fn situate(
             ContextSource::Model => {
                 out.written += 1;
                 out.to_cache.push((keys[i].clone(), s.context.clone()));
+                chunks[i].context = Some(with_table(doc, &chunks[i], s.context));
+                continue;
             }
             ContextSource::Fallback => out.fallbacks += 1,
             ContextSource::Structural => {}
@@ -226,6 +228,17 @@ pub fn situate(
         chunks[i].context = Some(s.context);
     }
     Ok(out)
+}
+
+/// A model's context for a chunk that starts inside a table, with the table's header rows
+/// and title after it ([`table`]): the model sees the table around the chunk, but the
+/// keyword leg needs the header word for word. The cache keeps the model's own words.
+fn with_table(doc: &Document, chunk: &Chunk, mut context: String) -> String {
+    if let Some(table) = table(doc, chunk.span) {
+        context.push_str(" | table: ");
+        context.push_str(&table);
+    }
+    context
 }
 
 /// What [`situate`] would cost for `doc`: the chunks the cache lacks, estimated.

@@ -4,7 +4,9 @@
 //! It holds, on one line each part that says something:
 //! - the document title and the heading path (its top and its last two levels when deep);
 //! - the section number, when the headings do not print it;
-//! - the section's lead: its summary, else its first sentence (sentences until
+//! - for a chunk that starts inside a table, the table's header rows and its title (the
+//!   short paragraphs just above it), since its rows' numbers mean nothing without them;
+//! - else the section's lead: its summary, else its first sentence (sentences until
 //!   [`LEAD_MIN_WORDS`] words, at most [`LEAD_WORDS`]), unless the chunk itself holds it;
 //! - the defined terms the chunk uses.
 //!
@@ -13,7 +15,7 @@
 //! the lead is the file's first sentence (a module comment, an abstract), which is what
 //! tells its chunks apart from those of its neighbours.
 
-use strata_core::{floor_char_boundary, Chunk, Document, Result, Span};
+use strata_core::{floor_char_boundary, BlockKind, Chunk, Document, Result, Span};
 
 use super::{ContextSource, Contextualizer, Situated};
 
@@ -30,6 +32,13 @@ pub const LEAD_WORDS: usize = 24;
 const LEAD_MIN_WORDS: usize = 8;
 /// Bytes of a section read to find its first sentence.
 const LEAD_SCAN: usize = 2048;
+/// Words of a table's title kept at most, and of each paragraph taken into it.
+const TITLE_WORDS: usize = 16;
+/// Bytes of a table's header rows kept at most.
+const HEADER_BYTES: usize = 160;
+/// Bytes of a table's header and title kept at most (the rest of the context gets the
+/// other [`MAX_CONTEXT`] bytes).
+const TABLE_BYTES: usize = 200;
 
 /// The offline [`Contextualizer`]: [`structural`] for every chunk.
 #[derive(Debug, Clone, Copy, Default)]
@@ -80,7 +89,16 @@ pub fn structural(doc: &Document, chunk: &Chunk) -> String {
             }
         }
     }
-    if let Some(lead) = node.and_then(|n| lead(doc, n, chunk.span)) {
+    if let Some(table) = table(doc, chunk.span) {
+        // The header must survive the cut below: the path gives way to it.
+        let room = MAX_CONTEXT.saturating_sub(table.len() + " | table: ".len() + '…'.len_utf8());
+        if context.len() > room {
+            context.truncate(floor_char_boundary(&context, room));
+            context.push('…');
+        }
+        context.push_str(" | table: ");
+        context.push_str(&table);
+    } else if let Some(lead) = node.and_then(|n| lead(doc, n, chunk.span)) {
         context.push_str(" | lead: ");
         context.push_str(&lead);
     }
@@ -119,6 +137,60 @@ fn lead(doc: &Document, node: &strata_core::Node, chunk: Span) -> Option<String>
         .find(|&s| window[..s].split_whitespace().count() >= LEAD_MIN_WORDS)
         .unwrap_or(window.len());
     Some(words(&window[..end], LEAD_WORDS)).filter(|s| !s.is_empty())
+}
+
+/// What situates a chunk that starts inside a table, after the table's first row: its header
+/// rows, lines joined by ` / ` (`(in millions) / 2022 | 2021 | 2020`), then its title in
+/// parentheses: the one or two short paragraphs right above the table that are neither
+/// sentences nor headings (which the heading path names already).
+pub fn table(doc: &Document, chunk: Span) -> Option<String> {
+    let i = doc.blocks.partition_point(|b| b.span.end <= chunk.start);
+    let block = doc.blocks.get(i).filter(|b| {
+        b.kind == BlockKind::Table
+            && b.span.start < chunk.start
+            && !doc.text[b.span.start..chunk.start].trim().is_empty()
+    })?;
+    let mut out = String::new();
+    if let Some(header) = block.header.filter(|h| h.end <= chunk.start) {
+        // The rows nearest the numbers (the years) are kept first.
+        let rows: Vec<String> =
+            header.slice(&doc.text).lines().map(|l| words(l, usize::MAX)).filter(|l| !l.is_empty()).collect();
+        let mut from = 0;
+        while from + 1 < rows.len() && rows[from..].iter().map(|r| r.len() + 3).sum::<usize>() > HEADER_BYTES
+        {
+            from += 1;
+        }
+        let rows = rows[from..].join(" / ");
+        out.push_str(&rows[..floor_char_boundary(&rows, HEADER_BYTES)]);
+    }
+    let mut title: Vec<String> = Vec::new();
+    let mut end = block.span.start;
+    for b in doc.blocks[..i].iter().rev().take(2) {
+        let between = &doc.text[b.span.end.min(end)..end];
+        // A title is short and no sentence (a note above the table ends with a period).
+        let text = b.span.slice(&doc.text).trim_end();
+        let short = text.split_whitespace().count() <= TITLE_WORDS && !text.ends_with(['.', ';', ')']);
+        if !between.trim().is_empty() || !short || matches!(b.kind, BlockKind::Heading | BlockKind::Table) {
+            break;
+        }
+        title.push(words(b.span.slice(&doc.text), TITLE_WORDS));
+        end = b.span.start;
+    }
+    if !title.is_empty() && out.len() < TABLE_BYTES {
+        title.reverse();
+        let mut title = words(&title.join(" "), TITLE_WORDS);
+        let room = TABLE_BYTES - out.len();
+        if title.len() > room {
+            title.truncate(floor_char_boundary(&title, room));
+            title.push('…');
+        }
+        if out.is_empty() {
+            out = title;
+        } else {
+            out.push_str(&format!(" ({title})"));
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// The first `n` whitespace-separated words of `text`, joined by single spaces, with `…`

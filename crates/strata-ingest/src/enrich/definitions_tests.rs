@@ -137,7 +137,7 @@ fn glossary_skips_code_and_sentences() {
     let text = "Glossary\nHost: www.example.com\nRelatively few resources allow the DELETE method — its use is rare.\nHTTP: a protocol\n";
     let mut d = doc(text, &[(1, "Glossary")]);
     let host = text.find("Host").unwrap();
-    d.blocks = vec![strata_core::Block { kind: BlockKind::Code, span: Span::new(host, host + 22) }];
+    d.blocks = vec![strata_core::Block::new(BlockKind::Code, Span::new(host, host + 22))];
     assert_eq!(terms(&find_definitions(&d)), ["http"]);
 }
 

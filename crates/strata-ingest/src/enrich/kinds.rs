@@ -69,7 +69,7 @@ mod tests {
 
     fn kind_of(text: &str, blocks: &[(BlockKind, usize, usize)], has_def: bool) -> ChunkKind {
         let mut d = doc(text, &[]);
-        d.blocks = blocks.iter().map(|&(kind, s, e)| Block { kind, span: Span::new(s, e) }).collect();
+        d.blocks = blocks.iter().map(|&(kind, s, e)| Block::new(kind, Span::new(s, e))).collect();
         let c = chunk(&d, Span::new(0, text.len()), 0);
         classify(&d, &c, has_def)
     }

@@ -219,7 +219,7 @@ pub(crate) fn html_to_parsed(html: &str) -> Parsed {
                             if k == kind && d == depth {
                                 let end = text.len();
                                 if end > start && blocks.last().is_none_or(|b| b.span.end <= start) {
-                                    blocks.push(Block { kind: k, span: Span::new(start, end) });
+                                    blocks.push(Block::new(k, Span::new(start, end)));
                                 }
                                 open_block = None;
                             }

@@ -116,7 +116,7 @@ fn read_structure(parsed: &mut Parsed) {
                     }
                     Tag::List(_) => list_depth += 1,
                     Tag::Item if list_depth == 1 && depth == 1 => {
-                        blocks.push(Block { kind: BlockKind::ListItem, span: trim_end(text, span) });
+                        blocks.push(Block::new(BlockKind::ListItem, trim_end(text, span)));
                     }
                     _ => {}
                 }
@@ -131,7 +131,7 @@ fn read_structure(parsed: &mut Parsed) {
                         _ => None,
                     };
                     if let Some(kind) = kind {
-                        blocks.push(Block { kind, span: trim_end(text, span) });
+                        blocks.push(Block::headed(kind, trim_end(text, span), text));
                     }
                 }
                 if is_container(&tag) {
@@ -162,9 +162,7 @@ fn read_structure(parsed: &mut Parsed) {
                     title.push(' ');
                 }
             }
-            Event::Rule if depth == 0 => {
-                blocks.push(Block { kind: BlockKind::Other, span: trim_end(text, span) })
-            }
+            Event::Rule if depth == 0 => blocks.push(Block::new(BlockKind::Other, trim_end(text, span))),
             _ => {}
         }
     }

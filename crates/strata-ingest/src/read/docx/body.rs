@@ -122,7 +122,7 @@ impl Writer {
         let start = self.text.len();
         self.text.push_str(content);
         let span = Span::new(start, self.text.len());
-        self.blocks.push(Block { kind: kind.block(), span });
+        self.blocks.push(Block::headed(kind.block(), span, &self.text));
         self.last = Some(kind);
         span
     }

@@ -441,7 +441,7 @@ impl Walker {
         if let Some(OpenBlock { kind, start: Some(start), .. }) = self.block.take() {
             let end = self.out.len();
             if end > start {
-                self.blocks.push(Block { kind, span: Span::new(start, end) });
+                self.blocks.push(Block::headed(kind, Span::new(start, end), &self.out));
             }
         }
     }

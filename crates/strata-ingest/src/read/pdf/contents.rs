@@ -234,11 +234,12 @@ fn indented(stack: &mut Vec<(f32, u32)>, x0: f32) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::layout::Line;
+    use super::super::layout::{self, Line};
     use super::*;
 
     fn line(text: &str, x0: f32) -> Line {
-        Line { text: text.into(), y: 0.0, x0, size: 10.0, bold: false, font: 0, column: 0 }
+        let cells = vec![layout::Cell { x0, x1: x0 + 5.0 * text.len() as f32, start: 0, end: text.len() }];
+        Line { text: text.into(), y: 0.0, x0, size: 10.0, bold: false, font: 0, column: 0, cells, row: None }
     }
 
     #[test]

@@ -163,7 +163,7 @@ pub(crate) fn recover(text: &PageText) -> Vec<Recovered> {
     let mut found: Vec<Found> = Vec::new();
     for (p, _) in text.paragraphs.iter().enumerate() {
         let lines: Vec<&LineRef> = text.lines_of(p).collect();
-        let Some(first) = lines.first() else { continue };
+        let Some(first) = lines.first().filter(|l| !l.table) else { continue };
         let line = text.line_text(first).trim();
         if line.chars().count() > MAX_CHARS || !line.chars().any(char::is_alphabetic) || sentence_like(line) {
             continue;

@@ -51,6 +51,36 @@ pub struct Line {
     pub font: u32,
     /// Which column it was read from (0 left or single, 1 right, 2 crossing the gutter).
     pub column: u8,
+    /// The runs of text separated by a gap of [`CELL_GAP`] em or more, left to right: the
+    /// cells of a table row, one cell for a line of prose.
+    pub cells: Vec<Cell>,
+    /// The table row this line is, once `tables` has found its table.
+    pub row: Option<Row>,
+}
+
+/// Gaps of this many em or more separate the cells of a line.
+const CELL_GAP: f32 = 1.0;
+
+/// A cell of a line: where it is on the page and in the line's text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell {
+    /// Left edge.
+    pub x0: f32,
+    /// Right edge.
+    pub x1: f32,
+    /// Byte range in [`Line::text`].
+    pub start: usize,
+    /// End of the byte range.
+    pub end: usize,
+}
+
+/// A line's place in a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// The table, numbered across the document.
+    pub table: u32,
+    /// The row is one of the table's header rows.
+    pub header: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -226,13 +256,24 @@ fn to_lines(mut segments: Vec<Segment>, column: u8) -> Vec<Line> {
         .map(|mut g| {
             g.sort_by(|a, b| a.x0.total_cmp(&b.x0));
             let mut text = String::new();
+            let mut cells: Vec<Cell> = Vec::new();
             let mut last_x1 = f32::NEG_INFINITY;
+            let mut right = f32::NEG_INFINITY;
             for s in &g {
                 if !text.is_empty() && s.x0 > last_x1 - 0.5 * s.size && !text.ends_with(' ') {
                     text.push(' ');
                 }
+                let start = text.len();
                 text.push_str(&s.text);
+                match cells.last_mut() {
+                    Some(c) if s.x0 - right < CELL_GAP * s.size.max(1.0) => {
+                        c.x1 = c.x1.max(s.x1);
+                        c.end = text.len();
+                    }
+                    _ => cells.push(Cell { x0: s.x0, x1: s.x1, start, end: text.len() }),
+                }
                 last_x1 = s.x1;
+                right = right.max(s.x1);
             }
             let chars: usize = g.iter().map(|s| s.chars).sum();
             let bold: usize = g.iter().map(|s| s.bold_chars).sum();
@@ -251,6 +292,8 @@ fn to_lines(mut segments: Vec<Segment>, column: u8) -> Vec<Line> {
                 bold: chars > 0 && bold * 2 > chars,
                 font: fonts.iter().max_by_key(|f| f.1).map_or(0, |f| f.0),
                 column,
+                cells,
+                row: None,
             }
         })
         .collect()

@@ -10,7 +10,9 @@
 //! - `furniture`: running headers, footers and page numbers found across pages and left out;
 //! - `contents`: table-of-contents pages read as entries (title, printed page, level), their
 //!   lines left out;
-//! - `page_text`: lines to paragraphs, hyphenated line ends joined, the page breaks;
+//! - `tables`: runs of lines laid out as a grid (statements, schedules) rewritten as table
+//!   rows, cells joined by ` | `, header rows marked;
+//! - `page_text`: lines to paragraphs, a table to one block, hyphenated line ends joined, the page breaks;
 //! - `outline`: bookmarks mapped to the line of their heading on their page;
 //! - `calibrate`: contents entries onto physical pages, when there are no bookmarks;
 //! - `form`: the headings of SEC forms and financial statements (parts, items, statements,
@@ -39,6 +41,7 @@ mod layout;
 mod nest;
 mod outline;
 mod page_text;
+mod tables;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -126,6 +129,10 @@ fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
     // With bookmarks, a contents page only loses its leader lines; without, it is read.
     let listed =
         if outline.is_empty() { contents::take(&mut laid) } else { contents::strip_leaders(&mut laid) };
+    let tables = tables::mark(&mut laid);
+    if tables > 0 {
+        tracing::debug!(tables, "tables found");
+    }
     let mut text = page_text::assemble(&laid);
     let mut labels = labels::page_labels(&doc, pages.len());
     let numbers = if printed.iter().any(Option::is_some) { printed.clone() } else { labels.clone() };

@@ -7,6 +7,9 @@
 //! that ends in a letter and a hyphen, followed by a line that starts with a lower-case letter,
 //! is joined without the hyphen (`exam-` `ple` → `example`), or with it when the word is a
 //! compound already (`end-to-` `end`); never across a page.
+//!
+//! The rows of one table (see `tables`) are one paragraph, a line each, which becomes a
+//! table block with its header rows.
 
 use strata_core::{Block, BlockKind, Span};
 
@@ -29,6 +32,15 @@ pub(crate) struct LineRef {
     pub font: u32,
     /// Index of its paragraph in [`PageText::paragraphs`].
     pub paragraph: usize,
+    /// It is a row of a table.
+    pub table: bool,
+}
+
+/// A table's paragraph and the end of its header rows (its start when it has none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TableText {
+    pub paragraph: usize,
+    pub header_end: usize,
 }
 
 /// The assembled text.
@@ -39,6 +51,8 @@ pub(crate) struct PageText {
     pub lines: Vec<LineRef>,
     /// Paragraph spans, in order; each is one or more whole lines.
     pub paragraphs: Vec<Span>,
+    /// The paragraphs that are tables, in order.
+    pub tables: Vec<TableText>,
     /// The most common glyph size of the text, weighted by characters.
     pub body_size: f32,
     /// The most common font of the text, weighted by characters.
@@ -74,7 +88,11 @@ pub(crate) fn assemble(pages: &[PageLines]) -> PageText {
         for line in &p.lines {
             let new_paragraph = match prev {
                 None => true,
-                Some(a) => breaks(a, line),
+                Some(a) => match (a.row, line.row) {
+                    (Some(x), Some(y)) => x.table != y.table,
+                    (None, None) => breaks(a, line),
+                    _ => true,
+                },
             };
             if new_paragraph {
                 // A paragraph of this page ends here; one of an earlier page was closed when
@@ -87,7 +105,7 @@ pub(crate) fn assemble(pages: &[PageLines]) -> PageText {
                     out.text.push_str("\n\n");
                 }
                 out.paragraphs.push(Span::new(out.text.len(), out.text.len()));
-            } else if let Some(hyphen) = joins(&out.text, &line.text) {
+            } else if let Some(hyphen) = joins(&out.text, &line.text).filter(|_| line.row.is_none()) {
                 if !hyphen {
                     out.text.pop();
                     // The line that lost its hyphen ends where the text now ends.
@@ -100,13 +118,23 @@ pub(crate) fn assemble(pages: &[PageLines]) -> PageText {
             }
             let start = out.text.len();
             out.text.push_str(&line.text);
+            let paragraph = out.paragraphs.len() - 1;
+            if let Some(row) = line.row {
+                if new_paragraph {
+                    out.tables.push(TableText { paragraph, header_end: start });
+                }
+                if let Some(t) = out.tables.last_mut().filter(|_| row.header) {
+                    t.header_end = out.text.len();
+                }
+            }
             out.lines.push(LineRef {
                 span: Span::new(start, out.text.len()),
                 page,
                 size: line.size,
                 bold: line.bold,
                 font: line.font,
-                paragraph: out.paragraphs.len() - 1,
+                paragraph,
+                table: line.row.is_some(),
             });
             prev = Some(line);
         }
@@ -187,18 +215,27 @@ fn body_font(pages: &[PageLines]) -> u32 {
     weights.iter().max_by_key(|w| w.1).map_or(0, |w| w.0)
 }
 
-/// Blocks: each paragraph, as a heading when a heading covers all of it.
+/// Blocks: each paragraph, as a table when it is one, as a heading when a heading covers
+/// all of it.
 pub(crate) fn blocks(text: &PageText, headings: &[HeadingMark]) -> Vec<Block> {
     let mut h = headings.iter().peekable();
+    let mut tables = text.tables.iter().peekable();
     text.paragraphs
         .iter()
-        .filter(|p| p.end > p.start)
-        .map(|p| {
+        .enumerate()
+        .filter(|(_, p)| p.end > p.start)
+        .map(|(i, p)| {
+            while tables.peek().is_some_and(|t| t.paragraph < i) {
+                tables.next();
+            }
+            if let Some(t) = tables.peek().filter(|t| t.paragraph == i) {
+                return Block::table(*p, t.header_end);
+            }
             while h.peek().is_some_and(|m| m.span.end <= p.start) {
                 h.next();
             }
             let heading = h.peek().is_some_and(|m| m.span.start <= p.start && m.span.end >= p.end);
-            Block { kind: if heading { BlockKind::Heading } else { BlockKind::Paragraph }, span: *p }
+            Block::new(if heading { BlockKind::Heading } else { BlockKind::Paragraph }, *p)
         })
         .collect()
 }

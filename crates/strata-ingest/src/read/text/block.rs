@@ -69,7 +69,7 @@ impl Scan<'_> {
                 code += usize::from(code_like(line));
             }
             if code * 2 > lines {
-                self.blocks.push(Block { kind: BlockKind::Code, span: Span::new(start, end) });
+                self.blocks.push(Block::new(BlockKind::Code, Span::new(start, end)));
                 return;
             }
         }
@@ -84,14 +84,14 @@ impl Scan<'_> {
             if pos > cur {
                 if let Some(ind) = list_marker(line) {
                     if marker.is_none() || marker == Some(ind) {
-                        self.blocks.push(Block { kind, span: Span::new(cur, pos - 1) });
+                        self.blocks.push(Block::new(kind, Span::new(cur, pos - 1)));
                         (cur, kind, marker) = (pos, BlockKind::ListItem, Some(ind));
                     }
                 }
             }
             pos = line_end + 1;
         }
-        self.blocks.push(Block { kind, span: Span::new(cur, end) });
+        self.blocks.push(Block::new(kind, Span::new(cur, end)));
     }
 }
 

@@ -78,7 +78,7 @@ impl<'a> Scan<'a> {
             if prev_blank || page_start {
                 if let Some((mark, after)) = self.heading(pos, end, next) {
                     self.flush(para.take());
-                    self.blocks.push(Block { kind: BlockKind::Heading, span: mark.span });
+                    self.blocks.push(Block::new(BlockKind::Heading, mark.span));
                     self.headings.push(mark);
                     self.prev_col0_body = false;
                     prev_blank = false;
