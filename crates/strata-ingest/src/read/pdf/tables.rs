@@ -38,8 +38,9 @@ const MAX_LABELS: usize = 2;
 const MAX_HEADER: usize = 5;
 /// Widest gap between two rows, in units of the line size.
 const MAX_ROW_GAP: f32 = 3.2;
-/// Words from which a line of one cell is prose, not a label.
-const PROSE_WORDS: usize = 24;
+/// Words from which a line of one cell is prose, not a label (`Adjustments to reconcile net
+/// income to net cash provided by operating activities:` has 12).
+const PROSE_WORDS: usize = 16;
 
 /// A cell of a row: its horizontal extent and its text.
 #[derive(Debug, Clone, PartialEq)]
@@ -232,11 +233,13 @@ fn body(lines: &[Line], kinds: &[Kind], first: usize) -> (usize, usize) {
 }
 
 /// The first line of the table whose first data row is `first`, and the end of its header
-/// rows (`first` when it has none). Walking up from `first`: group labels, then header
-/// lines; the header rows run from the highest header line through the lowest.
+/// rows (the start when it has none). Walking up from `first`: group labels, then header
+/// lines; the header rows run from the highest header line through the lowest. Without
+/// header lines, the group labels still open the table.
 fn header(lines: &[Line], kinds: &[Kind], first: usize, label_x: f32, value_x: f32) -> (usize, usize) {
     let mut lowest: Option<usize> = None;
     let mut top = first;
+    let mut label_top = first;
     let mut labels = 0;
     let mut k = first;
     while k > 0 && first - k < MAX_HEADER && follows(&lines[k - 1], &lines[k]) {
@@ -260,6 +263,7 @@ fn header(lines: &[Line], kinds: &[Kind], first: usize, label_x: f32, value_x: f
             && (label(text) || wrapped)
         {
             labels += 1;
+            label_top = u;
         } else {
             break;
         }
@@ -267,19 +271,15 @@ fn header(lines: &[Line], kinds: &[Kind], first: usize, label_x: f32, value_x: f
     }
     match lowest {
         Some(l) => (top, l + 1),
-        // No header; the line that the first row's label starts on is still the table's.
-        None if first > 0 && follows(&lines[first - 1], &lines[first]) && wraps_into(lines, first) => {
-            (first - 1, first - 1)
-        }
-        None => (first, first),
+        // No header: the group labels (or the first line of a wrapped label) are rows.
+        None => (label_top, label_top),
     }
 }
 
-/// A line of prose inside a table's span: a long one, or a sentence of ten words or more
-/// (`The following table summarizes … as follows:`).
+/// A line of prose inside a table's span: a long one, or a sentence of ten words or more.
 fn prose(text: &str) -> bool {
     let words = text.split_whitespace().count();
-    words >= PROSE_WORDS || (words >= 10 && text.trim_end().ends_with(['.', ':']))
+    words >= PROSE_WORDS || (words >= 10 && text.trim_end().ends_with('.'))
 }
 
 /// Whether the line above row `first` is the first line of its label: a line of one cell
