@@ -5,7 +5,9 @@
 //! An entry's page is the physical page that printed its number (the furniture's page
 //! numbers, else `/PageLabels`) after the contents page. Where no page printed it, one
 //! offset serves the whole document: the one under which most entries' titles are found on
-//! the lines of their pages. Placing then looks on that page, the next and the one before
+//! the lines of their pages. An entry whose title that offset misses is looked for under
+//! the offsets nearest the last placed entry's (unnumbered pages inside the document shift
+//! the ones after them). Placing then looks on that page, the next and the one before
 //! (`outline::place`), so a contents page that is off by one still finds its headings.
 
 use std::collections::HashMap;
@@ -18,6 +20,8 @@ use super::page_text::PageText;
 const MAX_OFFSET: usize = 60;
 /// Share of entries that must be found on their pages for the contents to be the outline.
 const MIN_PLACED: f64 = 0.5;
+/// Farthest an entry's own offset may be from the last placed entry's.
+const MAX_SHIFT: usize = 12;
 /// Entries that vote on the offset at most (a long contents page costs no more).
 const MAX_VOTERS: usize = 200;
 
@@ -43,14 +47,40 @@ pub(crate) fn entries(listed: &[Listed], numbers: &[Option<String>], text: &Page
     };
     let mut out: Vec<Entry> = Vec::with_capacity(listed.len());
     let mut found = 0;
+    // The offset of the last entry placed by its title, where the next one is looked for
+    // first when the document's offset misses it.
+    let mut near = offset;
+    // The page of the last entry found there: the next one is not looked for before it.
+    let mut floor = last + 1;
+    let mut unnumbered: Vec<bool> = Vec::with_capacity(listed.len());
     for (i, l) in listed.iter().enumerate() {
         // A part without a number starts where the next numbered entry does.
-        let Some(page) = physical(l).or_else(|| listed[i + 1..].iter().find_map(physical)) else { continue };
+        let Some(mut page) = physical(l).or_else(|| listed[i + 1..].iter().find_map(physical)) else { continue };
+        let printed = l.printed.as_deref().and_then(|p| p.parse::<usize>().ok()).and_then(|n| n.checked_sub(1));
+        let labelled = l.printed.as_deref().is_some_and(|p| by_label.contains_key(&p.to_ascii_lowercase()));
+        if let (Some(printed), Some(near_offset), false) = (printed, near, labelled) {
+            if !around(text, page, &l.title) {
+                if let Some(p) = shifted(text, &l.title, printed, near_offset, floor, pages) {
+                    page = p;
+                }
+            }
+            if on_page(text, page, &l.title) {
+                near = Some(page - printed);
+                floor = page;
+            }
+        }
         if page <= last || page >= pages {
             continue;
         }
         found += usize::from(on_page(text, page, &l.title));
         out.push(Entry { level: l.level, title: l.title.clone(), page });
+        unnumbered.push(printed.is_none());
+    }
+    // A part without a number starts where the entry after it was placed.
+    for i in (0..out.len().saturating_sub(1)).rev() {
+        if unnumbered[i] && !on_page(text, out[i].page, &out[i].title) {
+            out[i].page = out[i + 1].page;
+        }
     }
     (!out.is_empty() && found as f64 >= MIN_PLACED * listed.len() as f64).then_some(out)
 }
@@ -70,6 +100,28 @@ fn best_offset(listed: &[Listed], text: &PageText, pages: usize) -> Option<usize
         .filter(|(_, n)| *n > 0)
         .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
         .map(|(d, _)| d)
+}
+
+/// Whether `title` heads a line of `page`, the page after or the one before (where placing
+/// looks).
+fn around(text: &PageText, page: usize, title: &str) -> bool {
+    [Some(page), Some(page + 1), page.checked_sub(1)].into_iter().flatten().any(|p| on_page(text, p, title))
+}
+
+/// The page of an entry printed on (0-based) page `printed` that the document's offset
+/// misses: the nearest offset to `near` (the last placed entry's) under which its title
+/// heads a line, no earlier than page `floor`. Pages left unnumbered inside a filing (a
+/// full-page chart, a divider) make the offset grow along it: Walmart's 2020 10-K cites
+/// `Business 7` on the seventh page and `Item 9 … 78` on the 84th.
+fn shifted(text: &PageText, title: &str, printed: usize, near: usize, floor: usize, pages: usize) -> Option<usize> {
+    (0..=MAX_SHIFT).find_map(|delta| {
+        [near.checked_sub(delta), Some(near + delta).filter(|_| delta > 0)]
+            .into_iter()
+            .flatten()
+            .filter(|d| *d <= MAX_OFFSET)
+            .map(|d| printed + d)
+            .find(|&p| p >= floor && p < pages && on_page(text, p, title))
+    })
 }
 
 /// Whether a line of page `page` starts with `title`.
