@@ -150,47 +150,51 @@ pub fn table(doc: &Document, chunk: Span) -> Option<String> {
             && b.span.start < chunk.start
             && !doc.text[b.span.start..chunk.start].trim().is_empty()
     })?;
-    let mut out = String::new();
-    if let Some(header) = block.header.filter(|h| h.end <= chunk.start) {
-        // The rows nearest the numbers (the years) are kept first.
-        let rows: Vec<String> =
-            header.slice(&doc.text).lines().map(|l| words(l, usize::MAX)).filter(|l| !l.is_empty()).collect();
-        let mut from = 0;
-        while from + 1 < rows.len() && rows[from..].iter().map(|r| r.len() + 3).sum::<usize>() > HEADER_BYTES
-        {
-            from += 1;
-        }
-        let rows = rows[from..].join(" / ");
-        out.push_str(&rows[..floor_char_boundary(&rows, HEADER_BYTES)]);
-    }
-    let mut title: Vec<String> = Vec::new();
-    let mut end = block.span.start;
-    for b in doc.blocks[..i].iter().rev().take(2) {
-        let between = &doc.text[b.span.end.min(end)..end];
-        // A title is short and no sentence (a note above the table ends with a period).
-        let text = b.span.slice(&doc.text).trim_end();
-        let short = text.split_whitespace().count() <= TITLE_WORDS && !text.ends_with(['.', ';', ')']);
-        if !between.trim().is_empty() || !short || matches!(b.kind, BlockKind::Heading | BlockKind::Table) {
-            break;
-        }
-        title.push(words(b.span.slice(&doc.text), TITLE_WORDS));
-        end = b.span.start;
-    }
-    if !title.is_empty() && out.len() < TABLE_BYTES {
-        title.reverse();
-        let mut title = words(&title.join(" "), TITLE_WORDS);
+    let mut out =
+        block.header.filter(|h| h.end <= chunk.start).map(|h| header_rows(doc, h)).unwrap_or_default();
+    if let Some(mut title) = title_above(doc, i).filter(|_| out.len() < TABLE_BYTES) {
         let room = TABLE_BYTES - out.len();
         if title.len() > room {
             title.truncate(floor_char_boundary(&title, room));
             title.push('…');
         }
-        if out.is_empty() {
-            out = title;
-        } else {
-            out.push_str(&format!(" ({title})"));
-        }
+        out = if out.is_empty() { title } else { format!("{out} ({title})") };
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// A table's header rows, whitespace collapsed, joined by ` / `, at most [`HEADER_BYTES`]:
+/// the rows nearest the numbers (the years) are kept first.
+fn header_rows(doc: &Document, header: Span) -> String {
+    let rows: Vec<String> =
+        header.slice(&doc.text).lines().map(|l| words(l, usize::MAX)).filter(|l| !l.is_empty()).collect();
+    let mut from = 0;
+    while from + 1 < rows.len() && rows[from..].iter().map(|r| r.len() + 3).sum::<usize>() > HEADER_BYTES {
+        from += 1;
+    }
+    let rows = rows[from..].join(" / ");
+    rows[..floor_char_boundary(&rows, HEADER_BYTES)].to_string()
+}
+
+/// The title of the table that is block `table` of `doc`: the one or two paragraphs right
+/// above it that are short and no sentence (a note above a table ends with a period), and
+/// no heading or table.
+fn title_above(doc: &Document, table: usize) -> Option<String> {
+    let mut title: Vec<String> = Vec::new();
+    let mut end = doc.blocks[table].span.start;
+    for b in doc.blocks[..table].iter().rev().take(2) {
+        let between = &doc.text[b.span.end.min(end)..end];
+        let text = b.span.slice(&doc.text).trim_end();
+        let sentence = text.ends_with(['.', ';']) || text.ends_with(".)");
+        let short = text.split_whitespace().count() <= TITLE_WORDS && !sentence;
+        if !between.trim().is_empty() || !short || matches!(b.kind, BlockKind::Heading | BlockKind::Table) {
+            break;
+        }
+        title.push(words(text, TITLE_WORDS));
+        end = b.span.start;
+    }
+    title.reverse();
+    (!title.is_empty()).then(|| words(&title.join(" "), TITLE_WORDS))
 }
 
 /// The first `n` whitespace-separated words of `text`, joined by single spaces, with `…`

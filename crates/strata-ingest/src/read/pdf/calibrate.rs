@@ -55,8 +55,11 @@ pub(crate) fn entries(listed: &[Listed], numbers: &[Option<String>], text: &Page
     let mut unnumbered: Vec<bool> = Vec::with_capacity(listed.len());
     for (i, l) in listed.iter().enumerate() {
         // A part without a number starts where the next numbered entry does.
-        let Some(mut page) = physical(l).or_else(|| listed[i + 1..].iter().find_map(physical)) else { continue };
-        let printed = l.printed.as_deref().and_then(|p| p.parse::<usize>().ok()).and_then(|n| n.checked_sub(1));
+        let Some(mut page) = physical(l).or_else(|| listed[i + 1..].iter().find_map(physical)) else {
+            continue;
+        };
+        let printed =
+            l.printed.as_deref().and_then(|p| p.parse::<usize>().ok()).and_then(|n| n.checked_sub(1));
         let labelled = l.printed.as_deref().is_some_and(|p| by_label.contains_key(&p.to_ascii_lowercase()));
         if let (Some(printed), Some(near_offset), false) = (printed, near, labelled) {
             if !around(text, page, &l.title) {
@@ -113,7 +116,14 @@ fn around(text: &PageText, page: usize, title: &str) -> bool {
 /// heads a line, no earlier than page `floor`. Pages left unnumbered inside a filing (a
 /// full-page chart, a divider) make the offset grow along it: Walmart's 2020 10-K cites
 /// `Business 7` on the seventh page and `Item 9 … 78` on the 84th.
-fn shifted(text: &PageText, title: &str, printed: usize, near: usize, floor: usize, pages: usize) -> Option<usize> {
+fn shifted(
+    text: &PageText,
+    title: &str,
+    printed: usize,
+    near: usize,
+    floor: usize,
+    pages: usize,
+) -> Option<usize> {
     (0..=MAX_SHIFT).find_map(|delta| {
         [near.checked_sub(delta), Some(near + delta).filter(|_| delta > 0)]
             .into_iter()
