@@ -47,11 +47,7 @@ pub(crate) fn entries(listed: &[Listed], numbers: &[Option<String>], text: &Page
     };
     let mut out: Vec<Entry> = Vec::with_capacity(listed.len());
     let mut found = 0;
-    // The offset of the last entry placed by its title, where the next one is looked for
-    // first when the document's offset misses it.
-    let mut near = offset;
-    // The page of the last entry found there: the next one is not looked for before it.
-    let mut floor = last + 1;
+    let mut cursor = Cursor { near: offset, floor: last + 1, pages };
     let mut unnumbered: Vec<bool> = Vec::with_capacity(listed.len());
     for (i, l) in listed.iter().enumerate() {
         // A part without a number starts where the next numbered entry does.
@@ -61,16 +57,8 @@ pub(crate) fn entries(listed: &[Listed], numbers: &[Option<String>], text: &Page
         let printed =
             l.printed.as_deref().and_then(|p| p.parse::<usize>().ok()).and_then(|n| n.checked_sub(1));
         let labelled = l.printed.as_deref().is_some_and(|p| by_label.contains_key(&p.to_ascii_lowercase()));
-        if let (Some(printed), Some(near_offset), false) = (printed, near, labelled) {
-            if !around(text, page, &l.title) {
-                if let Some(p) = shifted(text, &l.title, printed, near_offset, floor, pages) {
-                    page = p;
-                }
-            }
-            if on_page(text, page, &l.title) {
-                near = Some(page - printed);
-                floor = page;
-            }
+        if let (Some(printed), false) = (printed, labelled) {
+            page = cursor.follow(text, &l.title, printed, page);
         }
         if page <= last || page >= pages {
             continue;
@@ -86,6 +74,35 @@ pub(crate) fn entries(listed: &[Listed], numbers: &[Option<String>], text: &Page
         }
     }
     (!out.is_empty() && found as f64 >= MIN_PLACED * listed.len() as f64).then_some(out)
+}
+
+/// Where the entries found so far leave the next one.
+struct Cursor {
+    /// The offset of the last entry found on its page (at first the document's), where the
+    /// next one is looked for when the document's offset misses it.
+    near: Option<usize>,
+    /// The page of the last entry found there: the next one is not looked for before it.
+    floor: usize,
+    pages: usize,
+}
+
+impl Cursor {
+    /// The page of the entry titled `title`, printed on (0-based) page `printed` and put on
+    /// `page` by the document's offset: that page when placing finds the title around it,
+    /// else the page under the offset nearest the last entry's that has it ([`shifted`]).
+    fn follow(&mut self, text: &PageText, title: &str, printed: usize, page: usize) -> usize {
+        let Some(near) = self.near else { return page };
+        let page = if around(text, page, title) {
+            page
+        } else {
+            shifted(text, title, printed, near, self.floor, self.pages).unwrap_or(page)
+        };
+        if on_page(text, page, title) {
+            self.near = Some(page.saturating_sub(printed));
+            self.floor = page;
+        }
+        page
+    }
 }
 
 /// The offset (physical page minus printed page) under which most titles are found on
