@@ -1,0 +1,21 @@
+"""ORT per-op-type time on 64 passages (2 batches of 32), 1 thread.  python profile.py MODEL..."""
+import sys, json, glob, os, collections
+sys.path.insert(0, "/tmp/q8")
+import onnxruntime as ort, embed as E
+P = json.load(open("/tmp/q8/passages.json"))[:64]
+tok = E.tokenizer()
+for path in sys.argv[1:]:
+    so = ort.SessionOptions(); so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.intra_op_num_threads = 1; so.inter_op_num_threads = 1; so.enable_profiling = True
+    so.profile_file_prefix = "/tmp/q8/prof_" + os.path.basename(path)
+    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    E.embed(s, tok, P)
+    f = s.end_profiling()
+    ev = json.load(open(f))
+    t = collections.Counter()
+    for e in ev:
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time"):
+            t[e["args"]["op_name"]] += e["dur"]
+    tot = sum(t.values())
+    print(os.path.basename(path), f"total {tot/1e6:.2f}s", ", ".join(f"{k} {v/tot:.0%}" for k, v in t.most_common(8)))
+    os.remove(f)
