@@ -193,7 +193,7 @@ def build_fused(cfg, g, int8=False, rr=False, keep_fp32=(), mha=False, int8_qkv=
 
 
 if __name__ == "__main__":
-    out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/q8/models"
+    out = sys.argv[1] if len(sys.argv) > 1 else "./models"
     os.makedirs(out, exist_ok=True)
     cfg, g = load()
     assert cfg["hidden_act"] == "gelu"

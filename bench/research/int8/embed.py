@@ -57,8 +57,8 @@ if __name__ == "__main__":
     path, name = sys.argv[1], sys.argv[2]
     ncos = int(sys.argv[3]) if len(sys.argv) > 3 else 1024
     reps = int(sys.argv[4]) if len(sys.argv) > 4 else 2
-    os.makedirs("/tmp/q8/out", exist_ok=True)
-    passages = json.load(open("/tmp/q8/passages.json"))
+    os.makedirs("./out", exist_ok=True)
+    passages = json.load(open("./passages.json"))
     tok = tokenizer()
     t0 = time.time(); sess = session(path); load_s = time.time() - t0
     embed(sess, tok, passages[:32])  # warm-up batch
@@ -71,13 +71,13 @@ if __name__ == "__main__":
            "texts_per_s_wall": round(256 / best, 2), "texts_per_s_cpu": round(256 / bcpu, 2)}
     if ncos:
         E = embed(sess, tok, passages[:ncos])
-        np.save(f"/tmp/q8/out/{name}.npy", E)
-        ref = "/tmp/q8/out/strata_fp32.npy"
+        np.save(f"./out/{name}.npy", E)
+        ref = "./out/strata_fp32.npy"
         if os.path.exists(ref) and name != "strata_fp32":
             R = np.load(ref)[:ncos]
             c = (E * R).sum(1)
             res.update(min_cos=round(float(c.min()), 6), mean_cos=round(float(c.mean()), 6), p01_cos=round(float(np.quantile(c, 0.01)), 6),
                        argmin=int(c.argmin()), n=ncos)
     print(json.dumps(res), flush=True)
-    with open("/tmp/q8/results.jsonl", "a") as f:
+    with open("./results.jsonl", "a") as f:
         f.write(json.dumps(res) + "\n")

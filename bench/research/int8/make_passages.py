@@ -40,4 +40,4 @@ while any(i < len(x) for x in per_file):
     i += 1
 lens = [n(m) for m in mixed]
 print("passages", len(mixed), "mean tokens", sum(lens) / len(lens), "first256 mean", sum(lens[:256]) / 256)
-json.dump(mixed, open("/tmp/q8/passages.json", "w"))
+json.dump(mixed, open("./passages.json", "w"))

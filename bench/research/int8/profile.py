@@ -1,13 +1,13 @@
 """ORT per-op-type time on 64 passages (2 batches of 32), 1 thread.  python profile.py MODEL..."""
 import sys, json, glob, os, collections
-sys.path.insert(0, "/tmp/q8")
+sys.path.insert(0, ".")
 import onnxruntime as ort, embed as E
-P = json.load(open("/tmp/q8/passages.json"))[:64]
+P = json.load(open("./passages.json"))[:64]
 tok = E.tokenizer()
 for path in sys.argv[1:]:
     so = ort.SessionOptions(); so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     so.intra_op_num_threads = 1; so.inter_op_num_threads = 1; so.enable_profiling = True
-    so.profile_file_prefix = "/tmp/q8/prof_" + os.path.basename(path)
+    so.profile_file_prefix = "./prof_" + os.path.basename(path)
     s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     E.embed(s, tok, P)
     f = s.end_profiling()

@@ -1,11 +1,11 @@
-"""Make the fp32-optimized and int8 variants in /tmp/q8/models.
+"""Make the fp32-optimized and int8 variants in ./models.
   python quant.py [names...]   (default: all)"""
 import os, sys, collections
 import onnx
 from onnxruntime.quantization import quantize_dynamic, QuantType
 from onnxruntime.transformers import optimizer
 
-M = "/tmp/q8/models"
+M = "./models"
 
 
 def ops(path):
