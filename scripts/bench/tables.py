@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """strata's PDF tables against pdfplumber's extract_tables() on financial statement pages.
 
-Usage: scripts/bench/tables.py TABLES_BIN FILINGS_DIR OUT_TSV [PDFPLUMBER_CACHE_JSON]
+Usage: scripts/bench/tables.py READ_BIN FILINGS_DIR OUT_TSV [PDFPLUMBER_CACHE_JSON]
 
-TABLES_BIN is the `tables` example of strata-ingest, built in release:
-    cargo build --release -p strata-ingest --example tables
+READ_BIN is the `read` example of strata-ingest (run with `--tables`), built in release:
+    cargo build --release -p strata-ingest --example read
 FILINGS_DIR is ../shared/data/eval/financebench-dev. Needs `pip install pdfplumber`.
 
 The pages: in every 10-K and 10-Q, the first two pages whose text (by pdfplumber) has a line
@@ -80,7 +80,7 @@ def chosen_pages(pdf):
 
 
 def strata_tables(binary, path):
-    run = subprocess.run([binary, path], capture_output=True, text=True, check=True)
+    run = subprocess.run([binary, path, "--tables"], capture_output=True, text=True, check=True)
     by_page = collections.defaultdict(list)
     summary = None
     for line in run.stdout.splitlines():

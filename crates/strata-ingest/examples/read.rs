@@ -4,6 +4,10 @@
 //! ```sh
 //! cargo run -p strata-ingest --release --example read -- FILE [--text]
 //! ```
+//!
+//! With `--tables` it prints instead one JSON object per table block (its page, header rows
+//! and rows split into cells), then one summary object with the read's time and the page
+//! count: what `scripts/bench/tables.py` compares with pdfplumber.
 
 use strata_core::Format;
 use strata_ingest::read::reader_for;
@@ -11,10 +15,11 @@ use strata_ingest::read::reader_for;
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
-        eprintln!("usage: read FILE [--text]");
+        eprintln!("usage: read FILE [--text | --tables]");
         std::process::exit(2);
     };
-    let show_text = args.any(|a| a == "--text");
+    let flags: Vec<String> = args.collect();
+    let show_text = flags.iter().any(|a| a == "--text");
     let ext = std::path::Path::new(&path).extension().and_then(|e| e.to_str()).unwrap_or("");
     let Some(reader) = Format::from_extension(ext).and_then(reader_for) else {
         eprintln!("{path}: no reader for .{ext}");
@@ -34,6 +39,10 @@ fn main() {
     };
     let secs = started.elapsed().as_secs_f64();
     let page_of = |offset: usize| parsed.page_breaks.partition_point(|b| *b <= offset) + 1;
+    if flags.iter().any(|a| a == "--tables") {
+        print_tables(&parsed, secs);
+        return;
+    }
     println!(
         "# {path}: {} bytes of text, {} pages, {} headings, {} blocks, {:.3} s",
         parsed.text.len(),
@@ -64,4 +73,19 @@ fn main() {
             last = *b;
         }
     }
+}
+
+/// The table blocks as JSON lines, then a summary line.
+fn print_tables(parsed: &strata_ingest::read::Parsed, secs: f64) {
+    let page_of = |offset: usize| parsed.page_breaks.partition_point(|b| *b <= offset) + 1;
+    for b in parsed.blocks.iter().filter(|b| b.kind == strata_core::BlockKind::Table) {
+        let header_rows = b.header.map_or(0, |h| h.slice(&parsed.text).lines().count());
+        let rows: Vec<Vec<&str>> =
+            b.span.slice(&parsed.text).lines().map(|l| l.split(" | ").map(str::trim).collect()).collect();
+        let row =
+            serde_json::json!({ "page": page_of(b.span.start), "header_rows": header_rows, "rows": rows });
+        println!("{row}");
+    }
+    let pages = parsed.page_breaks.len() + 1;
+    println!("{}", serde_json::json!({ "summary": true, "pages": pages, "seconds": secs }));
 }
