@@ -238,7 +238,7 @@ mod tests {
     use super::*;
 
     fn line(text: &str, x0: f32) -> Line {
-        let cells = vec![layout::Cell { x0, x1: x0 + 5.0 * text.len() as f32, start: 0, end: text.len() }];
+        let cells = vec![layout::Cell { x0, start: 0, end: text.len() }];
         Line { text: text.into(), y: 0.0, x0, size: 10.0, bold: false, font: 0, column: 0, cells, row: None }
     }
 

@@ -66,8 +66,6 @@ const CELL_GAP: f32 = 1.0;
 pub struct Cell {
     /// Left edge.
     pub x0: f32,
-    /// Right edge.
-    pub x1: f32,
     /// Byte range in [`Line::text`].
     pub start: usize,
     /// End of the byte range.
@@ -266,11 +264,8 @@ fn to_lines(mut segments: Vec<Segment>, column: u8) -> Vec<Line> {
                 let start = text.len();
                 text.push_str(&s.text);
                 match cells.last_mut() {
-                    Some(c) if s.x0 - right < CELL_GAP * s.size.max(1.0) => {
-                        c.x1 = c.x1.max(s.x1);
-                        c.end = text.len();
-                    }
-                    _ => cells.push(Cell { x0: s.x0, x1: s.x1, start, end: text.len() }),
+                    Some(c) if s.x0 - right < CELL_GAP * s.size.max(1.0) => c.end = text.len(),
+                    _ => cells.push(Cell { x0: s.x0, start, end: text.len() }),
                 }
                 last_x1 = s.x1;
                 right = right.max(s.x1);

@@ -42,11 +42,10 @@ const MAX_ROW_GAP: f32 = 3.2;
 /// income to net cash provided by operating activities:` has 12).
 const PROSE_WORDS: usize = 16;
 
-/// A cell of a row: its horizontal extent and its text.
+/// A cell of a row: its left edge and its text.
 #[derive(Debug, Clone, PartialEq)]
 struct Cell<'a> {
     x0: f32,
-    x1: f32,
     text: &'a str,
     /// For merged cells (`$` and its number), the text as joined.
     joined: Option<String>,
@@ -116,17 +115,16 @@ fn cells(line: &Line) -> Vec<Cell<'_>> {
             if let Some(last) = out.last_mut() {
                 let joined = format!("{}{text}", last.text());
                 last.joined = Some(joined);
-                last.x1 = c.x1;
                 continue;
             }
         }
         let joined = sign.take().map(|sign| format!("{sign} {text}"));
-        out.push(Cell { x0: c.x0, x1: c.x1, text, joined });
+        out.push(Cell { x0: c.x0, text, joined });
         sign = next_sign;
     }
     if let Some(sign) = sign {
         // A `$` with nothing after it on the line stays a cell of its own.
-        out.push(Cell { x0: line.x0, x1: line.x0, text: sign, joined: None });
+        out.push(Cell { x0: line.x0, text: sign, joined: None });
     }
     out
 }
@@ -341,7 +339,7 @@ mod tests {
             }
             let start = text.len();
             text.push_str(t);
-            cells.push(LineCell { x0: *x0, x1: x0 + 5.0 * t.len() as f32, start, end: text.len() });
+            cells.push(LineCell { x0: *x0, start, end: text.len() });
         }
         Line { text, y, x0: parts[0].0, size: 10.0, bold: false, font: 0, column: 0, cells, row: None }
     }
