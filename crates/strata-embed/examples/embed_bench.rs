@@ -1,4 +1,5 @@
-//! Embedding throughput of the local embedder on a JSONL file of `{"text": ...}` lines.
+//! Embedding throughput of a local embedder (a sentence-transformer, or a static model) on
+//! a JSONL file of `{"text": ...}` lines.
 //!
 //! ```text
 //! cargo run --release -p strata-embed --example embed_bench -- INPUTS.jsonl MODEL [BATCH] [OUT.f32]
@@ -10,7 +11,8 @@
 use std::time::Instant;
 
 use strata_embed::local::{LocalEmbedder, LocalOptions};
-use strata_embed::Embedder;
+use strata_embed::static_model::{self, StaticEmbedder};
+use strata_embed::{locate, Embedder};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -27,7 +29,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
 
     let t = Instant::now();
-    let embedder = LocalEmbedder::open(model, LocalOptions { batch_size, ..LocalOptions::default() })?;
+    let dir = locate::find_model(model)?;
+    let embedder: Box<dyn Embedder> = if static_model::is_static(&dir) {
+        Box::new(StaticEmbedder::open_dir(&dir)?)
+    } else {
+        Box::new(LocalEmbedder::open_dir(&dir, LocalOptions { batch_size, ..LocalOptions::default() })?)
+    };
     let load = t.elapsed().as_secs_f64();
     embedder.embed_passages(&refs[..batch_size.min(refs.len())])?;
     let t = Instant::now();

@@ -8,7 +8,8 @@ use strata_core::{Config, Result};
 use crate::folder::model_id_of;
 use crate::http::{HttpEmbedder, HttpEmbedderConfig};
 use crate::local::{LocalEmbedder, LocalOptions};
-use crate::Embedder;
+use crate::static_model::{self, StaticEmbedder};
+use crate::{locate, Embedder};
 
 /// Special tokens every BERT input carries (`[CLS]`, `[SEP]`).
 const SPECIAL_TOKENS: usize = 2;
@@ -19,7 +20,11 @@ fn local(config: &Config, spec: &str) -> Result<Box<dyn Embedder>> {
         n => n,
     };
     let options = LocalOptions { threads, batch_size: config.dense.batch_size };
-    Ok(Box::new(LocalEmbedder::open(spec, options)?))
+    let dir = locate::find_model(spec)?;
+    if static_model::is_static(&dir) {
+        return Ok(Box::new(StaticEmbedder::open_dir(&dir)?));
+    }
+    Ok(Box::new(LocalEmbedder::open_dir(&dir, options)?))
 }
 
 fn http(config: &Config) -> Result<Box<dyn Embedder>> {

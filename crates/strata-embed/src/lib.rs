@@ -1,9 +1,11 @@
 //! Embedders for the dense leg.
 //!
-//! An [`Embedder`] turns passages (chunks) and queries into L2-normalized vectors. Two kinds
+//! An [`Embedder`] turns passages (chunks) and queries into L2-normalized vectors. Three kinds
 //! exist:
 //! - [`local`]: a BERT-family sentence-transformer read from a local folder and run on ONNX
 //!   Runtime, with the model's own pooling and query/passage prefixes;
+//! - [`static_model`]: a table of token vectors (model2vec's format), distilled from a local
+//!   model by [`static_model::distill`]; a text's vector is the mean of its tokens' rows;
 //! - [`http`]: any OpenAI-compatible `/v1/embeddings` endpoint.
 //!
 //! [`rerank`] holds the [`rerank::Reranker`] trait and the local cross-encoder, which runs on
@@ -20,6 +22,7 @@ pub mod locate;
 pub mod rerank;
 pub mod secret;
 pub mod sections;
+pub mod static_model;
 
 use serde::{Deserialize, Serialize};
 use strata_core::Result;

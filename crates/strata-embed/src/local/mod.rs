@@ -205,14 +205,34 @@ impl LocalEmbedder {
 
     /// One forward pass over `rows`, padded to the longest; returns pooled, normalized rows.
     fn run(&self, rows: &[&Encoding]) -> Result<Vec<f32>> {
+        let ids: Vec<&[u32]> = rows.iter().map(|e| e.get_ids()).collect();
+        let (dim, pooling) = (self.info.dim, self.info.pooling);
+        self.forward(&ids, |hidden, len| {
+            let mut pooled = pool(hidden, &ids, len, dim, pooling);
+            pooled.chunks_exact_mut(dim).for_each(l2_normalize);
+            pooled
+        })
+    }
+
+    /// The mean of the last hidden states over each row's tokens, not normalized: what
+    /// [`crate::static_model::distill`] reads for every vocabulary token. `rows` are token
+    /// ids with their special tokens, each row its own length.
+    pub fn mean_hidden(&self, rows: &[&[u32]]) -> Result<Vec<f32>> {
+        let dim = self.info.dim;
+        self.forward(rows, |hidden, len| pool(hidden, rows, len, dim, Pooling::Mean))
+    }
+
+    /// One forward pass over `rows` padded to the longest (`len`); hands the last hidden
+    /// states `[rows, len, dim]` to `read`.
+    fn forward<T>(&self, rows: &[&[u32]], read: impl FnOnce(&[f32], usize) -> T) -> Result<T> {
         let n = rows.len();
-        let len = rows.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let len = rows.iter().map(|r| r.len()).max().unwrap_or(0).max(1);
         let mut ids = vec![0i64; n * len];
         let mut mask = vec![0i64; n * len];
-        for (r, e) in rows.iter().enumerate() {
-            for (t, (&id, &m)) in e.get_ids().iter().zip(e.get_attention_mask()).enumerate() {
+        for (r, row) in rows.iter().enumerate() {
+            for (t, &id) in row.iter().enumerate() {
                 ids[r * len + t] = id as i64;
-                mask[r * len + t] = m as i64;
+                mask[r * len + t] = 1;
             }
         }
         let err = |e: ort::Error| Error::Internal(format!("running {}: {e}", self.info.model_id));
@@ -225,29 +245,29 @@ impl LocalEmbedder {
             self.session.lock().map_err(|_| Error::Internal("embedder lock poisoned".into()))?;
         let outputs = session.run(inputs).map_err(err)?;
         let (_, hidden) = outputs[graph::OUTPUT].try_extract_tensor::<f32>().map_err(err)?;
-        let dim = self.info.dim;
-        let mut pooled = vec![0.0f32; n * dim];
-        for (r, e) in rows.iter().enumerate() {
-            let dst = &mut pooled[r * dim..(r + 1) * dim];
-            match self.info.pooling {
-                Pooling::Cls => dst.copy_from_slice(&hidden[r * len * dim..r * len * dim + dim]),
-                Pooling::Mean => {
-                    let mut count = 0.0f32;
-                    // Padding lies past the encoding's own length; its mask covers the rest.
-                    for (t, &m) in e.get_attention_mask().iter().enumerate() {
-                        if m != 0 {
-                            count += 1.0;
-                            let src = &hidden[(r * len + t) * dim..(r * len + t + 1) * dim];
-                            dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
-                        }
-                    }
-                    dst.iter_mut().for_each(|d| *d /= count.max(1.0));
-                }
-            }
-            l2_normalize(dst);
-        }
-        Ok(pooled)
+        Ok(read(hidden, len))
     }
+}
+
+/// Pools hidden states `[rows, len, dim]` into one row per input: the first token's, or the
+/// mean over the row's own tokens (padding lies past its length).
+fn pool(hidden: &[f32], rows: &[&[u32]], len: usize, dim: usize, pooling: Pooling) -> Vec<f32> {
+    let mut pooled = vec![0.0f32; rows.len() * dim];
+    for (r, row) in rows.iter().enumerate() {
+        let dst = &mut pooled[r * dim..(r + 1) * dim];
+        match pooling {
+            Pooling::Cls => dst.copy_from_slice(&hidden[r * len * dim..r * len * dim + dim]),
+            Pooling::Mean => {
+                for t in 0..row.len() {
+                    let src = &hidden[(r * len + t) * dim..(r * len + t + 1) * dim];
+                    dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
+                }
+                let count = row.len().max(1) as f32;
+                dst.iter_mut().for_each(|d| *d /= count);
+            }
+        }
+    }
+    pooled
 }
 
 impl Embedder for LocalEmbedder {
