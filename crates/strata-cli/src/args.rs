@@ -170,6 +170,20 @@ pub enum Command {
     },
     /// Serve MCP over stdin/stdout, for an agent that starts strata itself.
     Mcp,
+    /// Distill a static embedding model from a local sentence-transformer (model2vec's
+    /// method: every token through the encoder, PCA, frequency weights). It embeds thousands
+    /// of chunks a second, at a cost in quality the eval reports show.
+    Distill {
+        /// The model to distill: a folder or a name (default: --model, else `[dense] model`).
+        source: Option<String>,
+        /// Output folder (default: the cache's models/NAME-static, which `--model
+        /// NAME-static` finds).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Width of the static vectors (PCA components).
+        #[arg(long, default_value_t = 256)]
+        dims: usize,
+    },
     /// Measure retrieval on a data set with gold labels: ingest it once per chunking and
     /// context, run every strategy, write report.{md,json,html} and charts.
     Eval(EvalArgs),

@@ -251,6 +251,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             })?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Distill { source, out, dims } => {
+            let source = source.or(cli.model).unwrap_or_else(|| config.dense.model.clone());
+            let options = models::DistillOptions { dims, ..Default::default() };
+            let made = models::distill(&source, out.as_deref(), options)?;
+            emit(cli.json, &made, render::distilled)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Remove { doc } => {
             let id = strata_engine::remove(&Location::of(&config, &cli.index)?, &doc)?;
             emit(cli.json, &serde_json::json!({ "removed": id }), |_| println!("removed {id}"))?;

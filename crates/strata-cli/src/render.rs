@@ -168,6 +168,22 @@ pub fn estimate(e: &strata_engine::estimate::Estimate) {
     println!("(an estimate: input counted with the index tokenizer, output at most max_tokens per call)");
 }
 
+/// What `strata distill` made.
+pub fn distilled(d: &strata_engine::models::Distilled) {
+    println!(
+        "{}: {} token rows of {} ({} tokens encoded in {:.1} s, PCA keeps {:.1} % of their variance), {:.1} s in all",
+        d.folder.display(),
+        d.vocabulary,
+        d.dims,
+        d.tokens,
+        d.encode_seconds,
+        d.explained * 100.0,
+        d.seconds
+    );
+    let name = d.folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    println!("use it with --model {name} (or --model {})", d.folder.display());
+}
+
 pub fn tree(outline: &Outline) {
     // Iterative, so that deep outlines print without recursion.
     let mut stack: Vec<(&OutlineNode, usize)> = vec![(&outline.root, 0usize)];

@@ -10,6 +10,7 @@ use strata_index::Manifest;
 use strata_ingest::tokenize::{Cl100k, HfTokenizer, Tokenizer};
 
 pub use strata_embed::choose::fit_chunks;
+pub use strata_embed::static_model::{DistillOptions, Distilled};
 
 /// The embedder ingest uses, or `None` when `[dense] enabled = false`.
 pub fn for_ingest(config: &Config, model: Option<&str>) -> Result<Option<Box<dyn Embedder>>> {
@@ -24,6 +25,21 @@ pub fn for_index(
 ) -> Result<Option<Box<dyn Embedder>>> {
     let recorded = manifest.dense.as_ref().map(|d| d.model.as_str());
     strata_embed::choose::for_index(config, recorded, model).with_context(|| describe(config, model))
+}
+
+/// Distills a static model from the local model `source` (a folder or a name) into `out`,
+/// by default the cache's `models/NAME-static`, where `--model NAME-static` finds it.
+pub fn distill(source: &str, out: Option<&std::path::Path>, options: DistillOptions) -> Result<Distilled> {
+    let dir = strata_embed::locate::find_model(source).with_context(|| format!("distilling {source}"))?;
+    let out = match out {
+        Some(out) => out.to_path_buf(),
+        None => {
+            let name = strata_embed::folder::model_id_of(&dir).replace('/', "--");
+            strata_embed::locate::cache_dir().join("models").join(format!("{name}-static"))
+        }
+    };
+    strata_embed::static_model::distill(&dir, &out, options)
+        .with_context(|| format!("distilling {} into {}", dir.display(), out.display()))
 }
 
 fn describe(config: &Config, model: Option<&str>) -> String {
