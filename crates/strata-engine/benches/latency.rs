@@ -156,8 +156,9 @@ fn main() -> Result<()> {
             eprintln!("embedding the {base_chunks} corpus chunks once with {} …", info.model_id);
             let at = Instant::now();
             let mut all = Vec::with_capacity(base_chunks * info.dim);
-            for r in &originals {
-                all.extend_from_slice(&step.embed(model.as_ref(), r, &mut |_, _| {})?.0.values);
+            let docs: Vec<&_> = originals.iter().collect();
+            for embedded in step.embed_documents(model.as_ref(), &docs, &mut |_, _| {}) {
+                all.extend_from_slice(&embedded?.vectors.values);
             }
             eprintln!("  {:.0} s", at.elapsed().as_secs_f64());
             let bytes: Vec<u8> = all.iter().flat_map(|v| v.to_le_bytes()).collect();

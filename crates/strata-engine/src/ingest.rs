@@ -13,9 +13,12 @@
 //! since they wait on the network. The main thread stages the new contexts for the cache.
 //!
 //! The main thread finishes each document with [`RecordStep`] (context bookkeeping, embed,
-//! record): with the dense leg on it embeds the chunks before writing them (the embedder
-//! uses every core itself), in slices so the progress bar moves inside long documents and
-//! reports the embedding throughput.
+//! record). With the dense leg on, processed documents wait in a queue until it holds
+//! [`EMBED_QUEUE`] chunks (or the input ends); then all their chunks are embedded together
+//! (the embedder uses every core itself) and the documents written. So a corpus of many
+//! small files fills the embedder's batches as one large file does, and the workers read and
+//! chunk the next documents meanwhile. Embedding goes in slices so the progress bar moves
+//! inside long documents and reports the throughput.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -33,7 +36,7 @@ use strata_ingest::pipeline::{Ingested, Pipeline};
 use strata_providers::choose::Chosen;
 
 pub use crate::record::ContextTally;
-use crate::record::{ContextSink, RecordStep};
+use crate::record::{ContextSink, Embedded, RecordStep};
 use crate::Location;
 
 /// What happened to one file.
@@ -159,8 +162,13 @@ enum Work {
     Failed(PathBuf, String),
 }
 
-/// Chunks embedded per call, so that progress shows inside long documents.
-const EMBED_SLICE: usize = 64;
+/// Chunks gathered across documents before they are embedded together. It bounds the
+/// memory the queue holds (besides one document larger than it).
+const EMBED_QUEUE: usize = 256;
+
+/// Chunks embedded per call, so that progress shows inside long documents. The embedder
+/// sorts each call's texts by length before batching, so a wider slice pads less.
+const EMBED_SLICE: usize = 256;
 
 /// Runs an ingest; `on_commit` is called after each commit (a server publishes the commit to
 /// its readers).
@@ -203,6 +211,8 @@ pub fn run(
         owners: stored.into_iter().map(|d| (d.id, d.path)).collect(),
         store,
         step,
+        queue: Vec::new(),
+        queued_chunks: 0,
         bar: progress_bar(progress, files.len()),
         commit_every: location.commit_every(config),
         written: 0,
@@ -327,6 +337,9 @@ struct Writer<'a> {
     owners: HashMap<DocId, String>,
     store: Box<dyn StoreWrite>,
     step: RecordStep<'a>,
+    /// Documents waiting to be embedded together, with their contexts' outcome.
+    queue: Vec<(PathBuf, Box<Ingested>, Result<context::Situation>)>,
+    queued_chunks: usize,
     bar: ProgressBar,
     commit_every: usize,
     written: usize,
@@ -337,7 +350,7 @@ struct Writer<'a> {
 impl Writer<'_> {
     fn take(&mut self, work: Work) -> Result<()> {
         match work {
-            Work::Done(path, ing, situation) => self.record(&path, ing, situation)?,
+            Work::Done(path, ing, situation) => self.enqueue(path, ing, situation)?,
             Work::Unchanged(path, id) => {
                 self.summary.unchanged += 1;
                 self.outcomes.push(FileOutcome {
@@ -359,43 +372,85 @@ impl Writer<'_> {
         self.outcomes.push(failed(&path.display().to_string(), msg));
     }
 
-    /// Runs the record step on one document and commits every `commit_every` documents.
-    fn record(
+    /// Queues a processed document for embedding (or records it at once without the dense
+    /// leg); embeds and records the queue once it holds [`EMBED_QUEUE`] chunks.
+    fn enqueue(
         &mut self,
-        path: &Path,
-        mut ing: Box<Ingested>,
+        path: PathBuf,
+        ing: Box<Ingested>,
         situation: Result<context::Situation>,
     ) -> Result<()> {
-        self.bar.set_message(path.display().to_string());
-        let id = ing.document.id.clone();
-        let source = ing.document.source.path.clone();
-        if let Some(owner) = self.owners.get(&id).filter(|o| **o != source) {
+        let id = &ing.document.id;
+        let source = &ing.document.source.path;
+        let queued_owner = self
+            .queue
+            .iter()
+            .map(|(_, q, _)| q)
+            .find(|q| q.document.id == *id)
+            .map(|q| &q.document.source.path);
+        if let Some(owner) = self.owners.get(id).or(queued_owner).filter(|o| *o != source) {
             let msg = format!(
                 "{}: its document id {id} is already used by {owner}; rename one of the files",
                 path.display()
             );
-            self.fail(path, msg);
+            self.fail(&path, msg);
             return Ok(());
         }
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if self.step.embedder.is_none() {
+            return self.record(&path, ing, situation, None);
+        }
+        self.queued_chunks += ing.chunks.len();
+        self.queue.push((path, ing, situation));
+        if self.queued_chunks >= EMBED_QUEUE {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Embeds the chunks of every queued document together, then records each.
+    fn flush(&mut self) -> Result<()> {
+        let queue = std::mem::take(&mut self.queue);
+        self.queued_chunks = 0;
+        let Some(embedder) = self.step.embedder else { return Ok(()) };
+        if queue.is_empty() {
+            return Ok(());
+        }
+        let what = match queue.as_slice() {
+            [(path, ..)] => path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            many => format!("{} documents", many.len()),
+        };
         let (bar, embedded_before, started) = (&self.bar, self.summary.embedded, Instant::now());
         let mut progress = |done: usize, total: usize| {
             let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-9);
             // Rate first: a narrow terminal cuts the end of the message, not the numbers.
             bar.set_message(format!(
-                "embedding {rate:.0} chunks/s · {done}/{total} of {name} · {} in all",
+                "embedding {rate:.0} chunks/s · {done}/{total} of {what} · {} in all",
                 embedded_before + done
             ));
         };
+        let docs: Vec<&Ingested> = queue.iter().map(|(_, ing, _)| &**ing).collect();
+        let embedded = self.step.embed_documents(embedder, &docs, &mut progress);
+        for ((path, ing, situation), embedded) in queue.into_iter().zip(embedded) {
+            self.record(&path, ing, situation, Some(embedded))?;
+        }
+        Ok(())
+    }
+
+    /// Runs the record step on one document, its chunks embedded beforehand when the dense
+    /// leg is on, and commits every `commit_every` documents.
+    fn record(
+        &mut self,
+        path: &Path,
+        mut ing: Box<Ingested>,
+        situation: Result<context::Situation>,
+        embedded: Option<Result<Embedded>>,
+    ) -> Result<()> {
+        self.bar.set_message(path.display().to_string());
+        let id = ing.document.id.clone();
+        let source = ing.document.source.path.clone();
         let tally = &mut self.summary.contexts;
-        let recorded = self.step.finish(
-            &mut ing,
-            situation,
-            ContextSink::Store,
-            tally,
-            self.store.as_mut(),
-            &mut progress,
-        );
+        let recorded =
+            self.step.record(&mut ing, situation, embedded, ContextSink::Store, tally, self.store.as_mut());
         let recorded = match recorded {
             Ok(recorded) => recorded,
             Err(failure) => {
@@ -432,6 +487,7 @@ impl Writer<'_> {
 
     /// The last commit, and the summary.
     fn finish(mut self) -> Result<Summary> {
+        self.flush()?;
         if self.written > 0 {
             self.store.commit()?;
             drop(self.store);

@@ -170,31 +170,50 @@ impl RecordStep<'_> {
         store: &mut dyn StoreWrite,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Recorded, Failed> {
+        let embedded =
+            self.embedder.map(|embedder| self.embed_documents(embedder, &[&*ing], progress).remove(0));
+        self.record(ing, situation, embedded, sink, tally, store)
+    }
+
+    /// Records `ing` with its chunk vectors made beforehand (`None` without the dense leg;
+    /// the ingest loop embeds several documents at once with [`RecordStep::embed_documents`]):
+    /// counts and keeps the new contexts, embeds the section profiles, and puts the
+    /// document into `store`.
+    pub fn record(
+        &self,
+        ing: &mut Ingested,
+        situation: Result<Situation>,
+        embedded: Option<Result<Embedded>>,
+        sink: ContextSink<'_>,
+        tally: &mut ContextTally,
+        store: &mut dyn StoreWrite,
+    ) -> Result<Recorded, Failed> {
         let fail = |stage| move |error| Failed { stage, error };
         let mut recorded = Recorded::default();
         let situation = situation.map_err(fail(Stage::Context))?;
         self.keep_contexts(&situation, sink, store, tally, &mut recorded.messages)
             .map_err(fail(Stage::Context))?;
-        if let Some(embedder) = self.embedder {
+        if let (Some(embedder), Some(embedded)) = (self.embedder, embedded) {
+            let embedded = embedded.map_err(fail(Stage::Embed))?;
             let started = Instant::now();
-            let (vectors, truncated) = self.embed(embedder, ing, progress).map_err(fail(Stage::Embed))?;
-            recorded.embedded = vectors.len();
-            recorded.truncated = truncated;
-            if truncated > 0 {
+            recorded.embedded = embedded.vectors.len();
+            recorded.truncated = embedded.truncated;
+            if embedded.truncated > 0 {
                 recorded.messages.push(format!(
-                    "{truncated} chunks are longer than {}'s {}-token window; their tails are invisible to \
+                    "{} chunks are longer than {}'s {}-token window; their tails are invisible to \
                      the dense leg (lower [chunk] max_tokens)",
+                    embedded.truncated,
                     embedder.info().model_id,
                     embedder.info().max_seq_len
                 ));
             }
-            ing.vectors = Some(vectors);
+            ing.vectors = Some(embedded.vectors);
             if self.section_vectors {
                 ing.section_vectors = strata_embed::sections::embed_sections(embedder, &ing.document)
                     .map_err(fail(Stage::Sections))?;
                 recorded.sections_embedded = ing.section_vectors.as_ref().map_or(0, |s| s.nodes.len());
             }
-            recorded.embed_seconds = started.elapsed().as_secs_f64();
+            recorded.embed_seconds = embedded.seconds + started.elapsed().as_secs_f64();
         }
         store.put(ing).map_err(fail(Stage::Record))?;
         Ok(recorded)
@@ -232,33 +251,89 @@ impl RecordStep<'_> {
         }
     }
 
-    /// The embed stage for chunks: one vector per chunk of `ing`, as the legs index it;
-    /// returns the vectors and how many chunks the model truncated.
-    pub fn embed(
+    /// The embed stage for chunks: one vector per chunk of each document, as the legs index
+    /// it, all documents' chunks in one queue (the embedder batches them by length, so many
+    /// small documents fill batches as one large one does). `progress` is told the chunks
+    /// embedded so far and the total. When the shared call fails, each document is embedded
+    /// alone, so that a failure belongs to the document that caused it.
+    pub fn embed_documents(
         &self,
         embedder: &dyn Embedder,
-        ing: &Ingested,
+        docs: &[&Ingested],
         progress: &mut dyn FnMut(usize, usize),
-    ) -> Result<(ChunkVectors, usize)> {
+    ) -> Vec<Result<Embedded>> {
         let info = embedder.info();
-        let texts: Vec<Cow<'_, str>> = ing
-            .chunks
+        let texts: Vec<Cow<'_, str>> = docs
             .iter()
-            .map(|c| context::embedded_text(c, &ing.document.text, self.tokenizer, info.max_seq_len))
+            .flat_map(|ing| {
+                ing.chunks
+                    .iter()
+                    .map(|c| context::embedded_text(c, &ing.document.text, self.tokenizer, info.max_seq_len))
+            })
             .collect();
-        let mut values = Vec::with_capacity(texts.len() * info.dim);
-        let mut truncated = 0;
+        let started = Instant::now();
+        let (values, truncated) = match self.embed_texts(embedder, &texts, progress) {
+            Ok(all) => all,
+            Err(e) if docs.len() == 1 => return vec![Err(e)],
+            Err(_) => {
+                return docs
+                    .iter()
+                    .map(|d| self.embed_documents(embedder, &[d], progress).remove(0))
+                    .collect()
+            }
+        };
+        // Each document gets its rows, its truncated chunks and its share of the time.
+        let seconds = started.elapsed().as_secs_f64() / texts.len().max(1) as f64;
+        let mut first = 0;
+        docs.iter()
+            .map(|ing| {
+                let rows = first..first + ing.chunks.len();
+                first = rows.end;
+                Ok(Embedded {
+                    vectors: ChunkVectors {
+                        model: info.model_id.clone(),
+                        dim: info.dim,
+                        values: values[rows.start * info.dim..rows.end * info.dim].to_vec(),
+                    },
+                    truncated: truncated.iter().filter(|&&i| rows.contains(&i)).count(),
+                    seconds: seconds * rows.len() as f64,
+                })
+            })
+            .collect()
+    }
+
+    /// `texts` embedded in slices of `embed_slice`; the values and the positions the model
+    /// truncated.
+    fn embed_texts(
+        &self,
+        embedder: &dyn Embedder,
+        texts: &[Cow<'_, str>],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(Vec<f32>, Vec<usize>)> {
+        let mut values = Vec::with_capacity(texts.len() * embedder.info().dim);
+        let mut truncated = Vec::new();
         let mut done = 0;
         for slice in texts.chunks(self.embed_slice.unwrap_or(texts.len()).max(1)) {
             let refs: Vec<&str> = slice.iter().map(|t| t.as_ref()).collect();
             let vectors = embedder.embed_passages(&refs)?;
-            truncated += vectors.truncated().len();
+            truncated.extend(vectors.truncated().iter().map(|i| done + i));
             values.extend_from_slice(vectors.as_slice());
             done += slice.len();
             progress(done, texts.len());
         }
-        Ok((ChunkVectors { model: info.model_id.clone(), dim: info.dim, values }, truncated))
+        Ok((values, truncated))
     }
+}
+
+/// One document's chunk vectors, made by [`RecordStep::embed_documents`].
+#[derive(Debug)]
+pub struct Embedded {
+    /// A vector per chunk.
+    pub vectors: ChunkVectors,
+    /// Chunks the model truncated.
+    pub truncated: usize,
+    /// The document's share of the embedding time.
+    pub seconds: f64,
 }
 
 #[cfg(test)]
