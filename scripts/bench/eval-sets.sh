@@ -2,7 +2,8 @@
 # eval-sets.sh BIN OUT [SET...]: runs BIN's `strata eval` on the shared sets with the grids of
 # bench/results/eval (anthropic, chroma, finance; all three by default), each into OUT/SET,
 # its index in OUT-idx-SET (removed after), its log in OUT.SET.log and its wall time in
-# OUT.times. Compare two runs with scripts/bench/compare-metrics.py.
+# OUT.times. Compare two runs with scripts/bench/compare-metrics.py. MODEL=NAME embeds with
+# that model (`--model`, e.g. all-MiniLM-L6-v2-static) instead of the default.
 set -u
 BIN=$1; OUT=$2; shift 2
 SETS=${*:-anthropic chroma finance}
@@ -16,7 +17,7 @@ for s in $SETS; do
   esac
   start=$(date +%s)
   # shellcheck disable=SC2086
-  nice -n 10 "$BIN" eval $args --out "$OUT/$s" --index-dir "$OUT-idx-$s" > "$OUT.$s.log" 2>&1
+  nice -n 10 "$BIN" ${MODEL:+--model "$MODEL"} eval $args --out "$OUT/$s" --index-dir "$OUT-idx-$s" > "$OUT.$s.log" 2>&1
   echo "$s rc=$? $(( $(date +%s) - start ))s" >> "$OUT.times"
   rm -rf "$OUT-idx-$s"
 done

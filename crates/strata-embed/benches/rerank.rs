@@ -74,8 +74,11 @@ fn main() {
         "# cross-encoder rerank latency: 1 query × {CANDIDATES} passages, ms-marco-MiniLM-L-6-v2 layout"
     );
     let tokens = {
-        let model = CrossEncoder::open(dir.path(), LocalOptions { threads: 2, batch_size: 32 })
-            .expect("the model opens");
+        let model = CrossEncoder::open(
+            dir.path(),
+            LocalOptions { threads: 2, batch_size: 32, ..LocalOptions::default() },
+        )
+        .expect("the model opens");
         let lens: Vec<usize> = refs.iter().map(|p| model.encode(QUERY, p).unwrap().len()).collect();
         lens.iter().sum::<usize>() as f64 / lens.len() as f64
     };
@@ -84,8 +87,11 @@ fn main() {
     println!("|---|---|---|---|---|");
     let mut medians = Vec::new();
     for batch in [1, 4, 8, 16, 32] {
-        let model = CrossEncoder::open(dir.path(), LocalOptions { threads: 2, batch_size: batch })
-            .expect("the model opens");
+        let model = CrossEncoder::open(
+            dir.path(),
+            LocalOptions { threads: 2, batch_size: batch, ..LocalOptions::default() },
+        )
+        .expect("the model opens");
         strata_scores = model.score(QUERY, &refs).expect("scores");
         let times: Vec<Duration> = (0..runs.max(1))
             .map(|_| {

@@ -4,13 +4,15 @@
 //! ```text
 //! cargo run --release -p strata-embed --example embed_bench -- INPUTS.jsonl MODEL [BATCH] [OUT.f32]
 //! ```
-//! Prints one line with sentences per second (after one warm-up batch, tokenization
+//! `STRATA_DENSE_PRECISION` (`auto`, `fp32`, `int8`; default fp32) chooses the graph's
+//! arithmetic, as `[dense] precision` does. Prints one line with sentences per second (after one warm-up batch, tokenization
 //! included) and writes the vectors as raw little-endian f32 when `OUT.f32` is given, so
 //! `scripts/bench/embed_peers.py` can compare them with sentence-transformers.
 
 use std::time::Instant;
 
-use strata_embed::local::{LocalEmbedder, LocalOptions};
+use strata_core::config::DensePrecision;
+use strata_embed::local::{self, LocalEmbedder, LocalOptions};
 use strata_embed::static_model::{self, StaticEmbedder};
 use strata_embed::{locate, Embedder};
 
@@ -33,7 +35,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let embedder: Box<dyn Embedder> = if static_model::is_static(&dir) {
         Box::new(StaticEmbedder::open_dir(&dir)?)
     } else {
-        Box::new(LocalEmbedder::open_dir(&dir, LocalOptions { batch_size, ..LocalOptions::default() })?)
+        let wanted = std::env::var("STRATA_DENSE_PRECISION").unwrap_or_else(|_| "fp32".into());
+        let precision = local::precision_for(wanted.parse::<DensePrecision>()?);
+        Box::new(LocalEmbedder::open_dir(
+            &dir,
+            LocalOptions { batch_size, precision, ..LocalOptions::default() },
+        )?)
     };
     let load = t.elapsed().as_secs_f64();
     embedder.embed_passages(&refs[..batch_size.min(refs.len())])?;

@@ -7,7 +7,7 @@ use strata_core::{Config, Result};
 
 use crate::folder::model_id_of;
 use crate::http::{HttpEmbedder, HttpEmbedderConfig};
-use crate::local::{LocalEmbedder, LocalOptions};
+use crate::local::{self, LocalEmbedder, LocalOptions};
 use crate::static_model::{self, StaticEmbedder};
 use crate::{locate, Embedder};
 
@@ -19,7 +19,11 @@ fn local(config: &Config, spec: &str) -> Result<Box<dyn Embedder>> {
         0 => LocalOptions::default().threads,
         n => n,
     };
-    let options = LocalOptions { threads, batch_size: config.dense.batch_size };
+    let options = LocalOptions {
+        threads,
+        batch_size: config.dense.batch_size,
+        precision: local::precision_for(config.dense.precision),
+    };
     let dir = locate::find_model(spec)?;
     if static_model::is_static(&dir) {
         return Ok(Box::new(StaticEmbedder::open_dir(&dir)?));

@@ -31,7 +31,10 @@ fn model(dir: &Path, fx: &Value) -> Option<CrossEncoder> {
         eprintln!("skipping: {e}");
         return None;
     }
-    Some(CrossEncoder::open(dir, LocalOptions { threads: 2, batch_size: 4 }).unwrap())
+    Some(
+        CrossEncoder::open(dir, LocalOptions { threads: 2, batch_size: 4, ..LocalOptions::default() })
+            .unwrap(),
+    )
 }
 
 #[test]

@@ -30,7 +30,7 @@ mod store;
 
 pub use chunk::{ChunkConfig, IngestConfig, TokenizerConfig};
 pub use context::{ContextConfig, ContextKind, CONTEXT_KINDS};
-pub use dense::{AuthHeader, DenseConfig, DenseHttpConfig, DenseProvider};
+pub use dense::{AuthHeader, DenseConfig, DenseHttpConfig, DensePrecision, DenseProvider};
 pub use models::{ChatConfig, Price, CHAT_PROVIDERS};
 pub use names::parse_in;
 pub use rerank::{RerankConfig, RerankKind, MAX_CANDIDATES, RERANK_KINDS};
@@ -112,6 +112,7 @@ impl Config {
         set(get, "STRATA_DENSE_MODEL", &mut self.dense.model, text)?;
         set(get, "STRATA_DENSE_ANN_THRESHOLD", &mut self.dense.ann_threshold, number)?;
         set(get, "STRATA_DENSE_PROVIDER", &mut self.dense.provider, named)?;
+        set(get, "STRATA_DENSE_PRECISION", &mut self.dense.precision, named)?;
         set(get, "STRATA_CONTEXT", &mut self.context.kind, named)?;
         set(get, "STRATA_RERANK", &mut self.rerank.kind, named)?;
         set(get, "STRATA_RERANK_MODEL", &mut self.rerank.model, text)?;
@@ -193,11 +194,12 @@ mod tests {
     /// value, every name and the file.
     #[test]
     fn enum_keys_in_toml_take_their_names_only() {
-        let keys: [(&str, &str, &[&str]); 9] = [
+        let keys: [(&str, &str, &[&str]); 10] = [
             ("search", "mode", MODES),
             ("search", "order", ORDERS),
             ("search", "fusion", FUSIONS),
             ("dense", "provider", DenseProvider::NAMES),
+            ("dense", "precision", DensePrecision::NAMES),
             ("dense.http", "auth_header", AuthHeader::NAMES),
             ("context", "kind", CONTEXT_KINDS),
             ("rerank.llm", "auth_header", AuthHeader::NAMES),
@@ -231,9 +233,10 @@ mod tests {
     /// Every enum variable in the environment goes through the same parser as TOML.
     #[test]
     fn enum_variables_take_their_names_only() {
-        let vars: [(&str, &str, &[&str]); 5] = [
+        let vars: [(&str, &str, &[&str]); 6] = [
             ("STRATA_SEARCH_MODE", "[search] mode", MODES),
             ("STRATA_DENSE_PROVIDER", "[dense] provider", DenseProvider::NAMES),
+            ("STRATA_DENSE_PRECISION", "[dense] precision", DensePrecision::NAMES),
             ("STRATA_CONTEXT", "[context] kind", CONTEXT_KINDS),
             ("STRATA_RERANK", "[rerank] kind", RERANK_KINDS),
             ("STRATA_STORE", "[store] kind", STORE_KINDS),

@@ -14,6 +14,12 @@
 //! Inputs: `input_ids` and `attention_mask`, `i64[batch, seq]`. Output: `last_hidden_state`,
 //! `f32[batch, seq, hidden]`; pooling happens in the caller.
 //!
+//! With [`Precision::Int8`] the six projections of each layer run as int8 matrix products
+//! on VNNI (`MatMulIntegerToFloat`): weights per output column ([`quantize`]), activations
+//! per token row, quantized in the graph as they arrive; embeddings, layer norms, softmax,
+//! GELU and pooling stay f32. It is about twice as fast as f32, with a minimum cosine of
+//! 0.996 to it (`bench/results/int8/`).
+//!
 //! With [`Head::Classifier`] the graph is `BertForSequenceClassification` instead, the layout
 //! of cross-encoders such as ms-marco-MiniLM-L-6-v2: a third input `token_type_ids` (segment
 //! A is the query, B the passage), the pooler (`tanh(W · h[CLS] + b)`) and the classifier
@@ -24,10 +30,13 @@ use std::path::Path;
 use ort::editor::{Graph, Model, Node, Opset, ONNX_DOMAIN};
 use ort::memory::Allocator;
 use ort::operator::Attribute;
-use ort::value::{Outlet, Shape, SymbolicDimensions, Tensor, TensorElementType, ValueType};
+use ort::value::{
+    Outlet, PrimitiveTensorElementType, Shape, SymbolicDimensions, Tensor, TensorElementType, ValueType,
+};
 use safetensors::{Dtype, SafeTensors};
 use strata_core::{Error, Result};
 
+use super::quantize;
 use crate::folder::BertConfig;
 
 /// Name of the encoder graph's output.
@@ -47,16 +56,34 @@ pub enum Head {
 /// `TensorProto.DataType.FLOAT` in ONNX's numbering (ort's enum has its own).
 const ONNX_FLOAT: i64 = 1;
 
-/// Opset of the built graph: 20 has `Gelu` and `LayerNormalization` as plain ops.
+/// Opset of the f32 graph: 20 has `Gelu` and `LayerNormalization` as plain ops.
 const OPSET: u32 = 20;
+/// Opset of the int8 graph: 21 quantizes a row with one blocked `QuantizeLinear`.
+const OPSET_INT8: u32 = 21;
+/// ONNX Runtime's own operators (`MatMulIntegerToFloat`).
+const MICROSOFT_DOMAIN: &str = "com.microsoft";
+/// What the down projection's inputs are shifted by before quantizing: GELU's output is
+/// ≥ −0.16997, so shifted inputs are ≥ 0 and use all 256 levels of u8.
+const GELU_SHIFT: f32 = 0.17;
+
+/// The arithmetic of the projections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// f32 throughout.
+    #[default]
+    Fp32,
+    /// int8 projections (see the module docs); needs VNNI to be fast and exact (without it,
+    /// u8×s8 products can saturate).
+    Int8,
+}
 
 /// Builds the encoder graph of `config` with the weights in the safetensors file `weights`.
 pub fn build(config: &BertConfig, weights: &Path) -> Result<Model> {
-    build_with(config, weights, Head::Encoder)
+    build_with(config, weights, Head::Encoder, Precision::Fp32)
 }
 
-/// Builds the graph of `config` ending in `head`.
-pub fn build_with(config: &BertConfig, weights: &Path, head: Head) -> Result<Model> {
+/// Builds the graph of `config` ending in `head`, its projections in `precision`.
+pub fn build_with(config: &BertConfig, weights: &Path, head: Head, precision: Precision) -> Result<Model> {
     let file =
         std::fs::File::open(weights).map_err(|e| Error::io(format!("opening {}", weights.display()), e))?;
     // SAFETY: the weights file is read-only model data; strata never writes it, and a change
@@ -66,7 +93,7 @@ pub fn build_with(config: &BertConfig, weights: &Path, head: Head) -> Result<Mod
     let tensors = SafeTensors::deserialize(&map)
         .map_err(|e| Error::user(format!("{}: not a safetensors file: {e}", weights.display())))?;
     let w = Weights::new(&tensors, weights)?;
-    Builder::new(config, w)?.finish(head)
+    Builder::new(config, w, precision)?.finish(head)
 }
 
 /// Tensors of one safetensors file, by BERT parameter name, converted to f32.
@@ -177,6 +204,17 @@ struct Builder<'a> {
     w: Weights<'a>,
     graph: Graph,
     next: usize,
+    precision: Precision,
+}
+
+/// What feeds a projection, which decides how the int8 path quantizes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Input {
+    /// A layer norm's output, of either sign: symmetric, zero point 128.
+    Signed,
+    /// GELU's output: shifted by [`GELU_SHIFT`] and quantized over 0..255, with the weight's
+    /// outlier rows in f32.
+    Gelu,
 }
 
 fn ort_err(context: &str) -> impl Fn(ort::Error) -> Error + '_ {
@@ -184,16 +222,27 @@ fn ort_err(context: &str) -> impl Fn(ort::Error) -> Error + '_ {
 }
 
 impl<'a> Builder<'a> {
-    fn new(config: &'a BertConfig, w: Weights<'a>) -> Result<Builder<'a>> {
+    fn new(config: &'a BertConfig, w: Weights<'a>, precision: Precision) -> Result<Builder<'a>> {
         let graph = Graph::new().map_err(ort_err("creating the encoder graph"))?;
-        Ok(Builder { config, w, graph, next: 0 })
+        Ok(Builder { config, w, graph, next: 0, precision })
     }
 
     /// Adds a node with one output and returns the output's name.
     fn node(&mut self, op: &str, inputs: &[&str], attributes: Vec<Attribute>) -> Result<String> {
+        self.node_in(ONNX_DOMAIN, op, inputs, attributes)
+    }
+
+    /// Adds a node of `domain` with one output and returns the output's name.
+    fn node_in(
+        &mut self,
+        domain: &str,
+        op: &str,
+        inputs: &[&str],
+        attributes: Vec<Attribute>,
+    ) -> Result<String> {
         self.next += 1;
         let out = format!("{}_{}", op.to_ascii_lowercase(), self.next);
-        let node = Node::new(op, ONNX_DOMAIN, &out, inputs, [&out], attributes).map_err(ort_err(op))?;
+        let node = Node::new(op, domain, &out, inputs, [&out], attributes).map_err(ort_err(op))?;
         self.graph.add_node(node).map_err(ort_err(op))?;
         Ok(out)
     }
@@ -230,10 +279,130 @@ impl<'a> Builder<'a> {
     }
 
     fn init_i64(&mut self, name: &str, values: &[i64]) -> Result<String> {
-        let mut t = Tensor::<i64>::new(&Allocator::default(), vec![values.len()]).map_err(ort_err(name))?;
+        self.init(name, &[values.len()], values)
+    }
+
+    /// An initializer of any element type.
+    fn init<T: PrimitiveTensorElementType + Copy + std::fmt::Debug>(
+        &mut self,
+        name: &str,
+        shape: &[usize],
+        values: &[T],
+    ) -> Result<String> {
+        let mut t = Tensor::<T>::new(&Allocator::default(), shape.to_vec()).map_err(ort_err(name))?;
         t.extract_tensor_mut().1.copy_from_slice(values);
         self.graph.add_initializer(name, t, false).map_err(ort_err(name))?;
         Ok(name.to_string())
+    }
+
+    /// `x · W + b` for the weight `{name}.weight` (`[k, n]`, `[in, out]` layout) and bias
+    /// `{name}.bias`: a `MatMul` in f32, or the int8 product of [`Precision::Int8`].
+    fn dense(
+        &mut self,
+        x: &str,
+        name: &str,
+        weight: &[f32],
+        bias: &[f32],
+        k: usize,
+        input: Input,
+    ) -> Result<String> {
+        let n = bias.len();
+        let y = match self.precision {
+            Precision::Fp32 => {
+                let w = self.init_f32(&format!("{name}.weight"), &[k, n], weight)?;
+                let b = self.init_f32(&format!("{name}.bias"), &[n], bias)?;
+                let y = self.node("MatMul", &[x, &w], vec![])?;
+                return self.node("Add", &[&y, &b], vec![]);
+            }
+            Precision::Int8 => match input {
+                Input::Signed => {
+                    let q = quantize::per_column(weight, k, n);
+                    let y = self.int8_signed(x, name, &q, k, n)?;
+                    let b = self.init_f32(&format!("{name}.bias"), &[n], bias)?;
+                    (y, b)
+                }
+                Input::Gelu => self.int8_gelu(x, name, weight, bias, k, n)?,
+            },
+        };
+        self.node("Add", &[&y.0, &y.1], vec![])
+    }
+
+    /// A row's largest |x| (or x) over 127 (or 255): the scale `[.., 1]` that quantizes it.
+    fn row_scale(&mut self, x: &str, levels: f32) -> Result<String> {
+        let axes = self.init_i64(&format!("const_axes_last_{}", self.next), &[-1])?;
+        let max = self.node("ReduceMax", &[x, &axes], vec![])?;
+        let floor = self.scalar_f32(&format!("const_floor_{}", self.next), 1e-8)?;
+        let max = self.node("Max", &[&max, &floor], vec![])?;
+        let step = self.scalar_f32(&format!("const_levels_{}", self.next), 1.0 / levels)?;
+        self.node("Mul", &[&max, &step], vec![])
+    }
+
+    /// Blocked `QuantizeLinear` of each row of `x` (length `k`) by its own scale.
+    fn quantize_rows(&mut self, x: &str, scale: &str, zero_point: Option<&str>, k: usize) -> Result<String> {
+        let attrs = vec![
+            Attribute::new("axis", -1i64).map_err(ort_err("axis"))?,
+            Attribute::new("block_size", k as i64).map_err(ort_err("block_size"))?,
+        ];
+        match zero_point {
+            Some(zp) => self.node("QuantizeLinear", &[x, scale, zp], attrs),
+            None => self.node("QuantizeLinear", &[x, scale], attrs),
+        }
+    }
+
+    /// `x · W` for a layer norm's output: rows quantized symmetrically around 128.
+    fn int8_signed(
+        &mut self,
+        x: &str,
+        name: &str,
+        q: &quantize::Quantized,
+        k: usize,
+        n: usize,
+    ) -> Result<String> {
+        let wq = self.init(&format!("{name}.weight_int8"), &[k, n], &q.values)?;
+        let ws = self.init_f32(&format!("{name}.weight_scale"), &[n], &q.scales)?;
+        let abs = self.node("Abs", &[x], vec![])?;
+        let scale = self.row_scale(&abs, 127.0)?;
+        let zp = self.init(&format!("const_u8_128_{}", self.next), &[], &[128u8])?;
+        let shape = self.node("Shape", &[&scale], vec![])?;
+        let zps = self.node("Expand", &[&zp, &shape], vec![])?;
+        let xq = self.quantize_rows(x, &scale, Some(&zps), k)?;
+        self.node_in(MICROSOFT_DOMAIN, "MatMulIntegerToFloat", &[&xq, &wq, &scale, &ws, &zp], vec![])
+    }
+
+    /// `x · W` for GELU's output, and the bias that goes with it: rows shifted and quantized
+    /// over 0..255, the weight's outlier rows added in f32 from the unshifted input. Returns
+    /// the product and the bias initializer (the shift folded in).
+    fn int8_gelu(
+        &mut self,
+        x: &str,
+        name: &str,
+        weight: &[f32],
+        bias: &[f32],
+        k: usize,
+        n: usize,
+    ) -> Result<(String, String)> {
+        let split = quantize::split_outlier_rows(weight, k, n);
+        let sums = quantize::column_sums(&split.int8, n);
+        let folded: Vec<f32> = bias.iter().zip(&sums).map(|(b, s)| b - GELU_SHIFT * s).collect();
+        let b = self.init_f32(&format!("{name}.bias"), &[n], &folded)?;
+        let wq = self.init(&format!("{name}.weight_int8"), &[k, n], &split.int8.values)?;
+        let ws = self.init_f32(&format!("{name}.weight_scale"), &[n], &split.int8.scales)?;
+        let shift = self.scalar_f32(&format!("{name}.shift"), GELU_SHIFT)?;
+        let shifted = self.node("Add", &[x, &shift], vec![])?;
+        let scale = self.row_scale(&shifted, 255.0)?;
+        let xq = self.quantize_rows(&shifted, &scale, None, k)?;
+        let y = self.node_in(MICROSOFT_DOMAIN, "MatMulIntegerToFloat", &[&xq, &wq, &scale, &ws], vec![])?;
+        if split.rows.is_empty() {
+            return Ok((y, b));
+        }
+        let rows: Vec<i64> = split.rows.iter().map(|&r| r as i64).collect();
+        let rows = self.init_i64(&format!("{name}.outlier_rows"), &rows)?;
+        let w_rows =
+            self.init_f32(&format!("{name}.outlier_weight"), &[split.rows.len(), n], &split.f32_rows)?;
+        let axis = vec![Attribute::new("axis", -1i64).map_err(ort_err("axis"))?];
+        let picked = self.node("Gather", &[x, &rows], axis)?;
+        let side = self.node("MatMul", &[&picked, &w_rows], vec![])?;
+        Ok((self.node("Add", &[&y, &side], vec![])?, b))
     }
 
     fn scalar_f32(&mut self, name: &str, value: f32) -> Result<String> {
@@ -247,6 +416,20 @@ impl<'a> Builder<'a> {
     fn param(&mut self, name: &str, n: usize) -> Result<String> {
         let values = self.w.shaped(name, &[n])?;
         self.init_f32(name, &[n], &values)
+    }
+
+    /// The `Linear` layer `name` (weight `[output, input]`, bias) applied to `x`.
+    fn projection(
+        &mut self,
+        x: &str,
+        name: &str,
+        input: usize,
+        output: usize,
+        kind: Input,
+    ) -> Result<String> {
+        let weight = self.w.shaped(&format!("{name}.weight"), &[output, input])?;
+        let bias = self.w.shaped(&format!("{name}.bias"), &[output])?;
+        self.dense(x, name, &transpose(&weight, output, input), &bias, input, kind)
     }
 
     /// A `Linear` weight `[out, in]` as a graph matrix `[in, out]`.
@@ -403,10 +586,7 @@ impl<'a> Builder<'a> {
                     fused.extend_from_slice(&part[row * h..(row + 1) * h]);
                 }
             }
-            let qkv_w = self.init_f32(&format!("{p}.qkv.weight"), &[h, 3 * h], &fused)?;
-            let qkv_b = self.init_f32(&format!("{p}.qkv.bias"), &[3 * h], &qkv_b)?;
-            let qkv = self.node("MatMul", &[&x, &qkv_w], vec![])?;
-            let qkv = self.node("Add", &[&qkv, &qkv_b], vec![])?;
+            let qkv = self.dense(&x, &format!("{p}.qkv"), &fused, &qkv_b, h, Input::Signed)?;
             let last_axis = vec![Attribute::new("axis", -1i64).map_err(ort_err("axis"))?];
             let parts = self.node_n("Split", &[&qkv, &split_sizes], 3, last_axis)?;
             let mut split = Vec::new();
@@ -426,26 +606,19 @@ impl<'a> Builder<'a> {
             let context = self.node("MatMul", &[&probs, &v], vec![])?;
             let context = self.transpose(&context, &[0, 2, 1, 3])?;
             let context = self.node("Reshape", &[&context, &merged_shape], vec![])?;
-            let out_w = self.linear(&format!("{p}.attention.output.dense.weight"), h, h)?;
-            let out_b = self.param(&format!("{p}.attention.output.dense.bias"), h)?;
-            let attended = self.node("MatMul", &[&context, &out_w], vec![])?;
-            let attended = self.node("Add", &[&attended, &out_b], vec![])?;
+            let attended =
+                self.projection(&context, &format!("{p}.attention.output.dense"), h, h, Input::Signed)?;
             let residual = self.node("Add", &[&attended, &x], vec![])?;
             let attention_out = self.layer_norm(&residual, &format!("{p}.attention.output.LayerNorm"))?;
 
-            let up_w = self.linear(&format!("{p}.intermediate.dense.weight"), h, inter)?;
-            let up_b = self.param(&format!("{p}.intermediate.dense.bias"), inter)?;
-            let up = self.node("MatMul", &[&attention_out, &up_w], vec![])?;
-            let up = self.node("Add", &[&up, &up_b], vec![])?;
+            let up =
+                self.projection(&attention_out, &format!("{p}.intermediate.dense"), h, inter, Input::Signed)?;
             let act = self.node(
                 "Gelu",
                 &[&up],
                 vec![Attribute::new("approximate", gelu_approx.to_string()).map_err(ort_err("approximate"))?],
             )?;
-            let down_w = self.linear(&format!("{p}.output.dense.weight"), inter, h)?;
-            let down_b = self.param(&format!("{p}.output.dense.bias"), h)?;
-            let down = self.node("MatMul", &[&act, &down_w], vec![])?;
-            let down = self.node("Add", &[&down, &down_b], vec![])?;
+            let down = self.projection(&act, &format!("{p}.output.dense"), inter, h, Input::Gelu)?;
             let residual = self.node("Add", &[&down, &attention_out], vec![])?;
             x = self.layer_norm(&residual, &format!("{p}.output.LayerNorm"))?;
         }
@@ -483,8 +656,14 @@ impl<'a> Builder<'a> {
             Node::new("Identity", ONNX_DOMAIN, "output", [&x], [name], []).map_err(ort_err("output"))?;
         self.graph.add_node(node).map_err(ort_err("output"))?;
 
-        let mut model = Model::new([Opset::new(ONNX_DOMAIN, OPSET).map_err(ort_err("opset"))?])
-            .map_err(ort_err("model"))?;
+        let opsets = match self.precision {
+            Precision::Fp32 => vec![Opset::new(ONNX_DOMAIN, OPSET).map_err(ort_err("opset"))?],
+            Precision::Int8 => vec![
+                Opset::new(ONNX_DOMAIN, OPSET_INT8).map_err(ort_err("opset"))?,
+                Opset::new(MICROSOFT_DOMAIN, 1).map_err(ort_err("opset"))?,
+            ],
+        };
+        let mut model = Model::new(opsets).map_err(ort_err("model"))?;
         model.set_graph(self.graph).map_err(ort_err("model graph"))?;
         Ok(model)
     }

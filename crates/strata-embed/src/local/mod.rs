@@ -11,6 +11,7 @@
 //! `scripts/fetch-models.sh`).
 
 pub mod graph;
+pub mod quantize;
 
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
@@ -19,9 +20,11 @@ use ort::environment::Environment;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
+use strata_core::config::DensePrecision;
 use strata_core::{Error, Result};
 use tokenizers::{Encoding, Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
+pub use self::graph::Precision;
 use crate::folder::{ModelFolder, Weights};
 use crate::{l2_normalize, locate, Embedder, EmbedderInfo, Embeddings, Pooling};
 
@@ -34,6 +37,9 @@ pub struct LocalOptions {
     /// half the speed of batch 32 (attention tensors leave the cache; see
     /// `bench/results/embedding-stack.md`).
     pub batch_size: usize,
+    /// The projections' arithmetic. Default f32; [`precision_for`] resolves the config's
+    /// `auto`. Cross-encoders run in f32 whatever this says.
+    pub precision: Precision,
 }
 
 impl Default for LocalOptions {
@@ -41,6 +47,37 @@ impl Default for LocalOptions {
         LocalOptions {
             threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             batch_size: 32,
+            precision: Precision::Fp32,
+        }
+    }
+}
+
+/// Whether this CPU multiplies u8 by s8 in VNNI (AVX-512 VNNI or AVX-VNNI): the int8 graph
+/// is fast and exact there; elsewhere the products go through 16-bit sums that can saturate.
+pub fn has_vnni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512vnni") || std::is_x86_feature_detected!("avxvnni")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The precision `[dense] precision` asks for on this CPU: int8 where it has VNNI (`auto`
+/// and `int8`), else f32, with one log line when `int8` was asked for and cannot be had.
+pub fn precision_for(wanted: DensePrecision) -> Precision {
+    match wanted {
+        DensePrecision::Fp32 => Precision::Fp32,
+        _ if has_vnni() => Precision::Int8,
+        DensePrecision::Int8 => {
+            tracing::warn!("[dense] precision = \"int8\" needs a CPU with VNNI (avx512_vnni or avx_vnni); running in fp32");
+            Precision::Fp32
+        }
+        DensePrecision::Auto => {
+            tracing::info!("this CPU has no VNNI: the dense model runs in fp32");
+            Precision::Fp32
         }
     }
 }
@@ -120,7 +157,7 @@ pub(crate) fn session(
     what: &str,
 ) -> Result<Session> {
     let env = environment()?;
-    let model = graph::build_with(&folder.config, safetensors_of(folder)?, head)?;
+    let model = graph::build_with(&folder.config, safetensors_of(folder)?, head, options.precision)?;
     let builder = |e: ort::Error| Error::Internal(format!("configuring ONNX Runtime: {e}"));
     let session_builder = Session::builder(env)
         .map_err(&builder)?
@@ -191,7 +228,7 @@ impl LocalEmbedder {
         order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].len()));
 
         let mut out = vec![0.0f32; texts.len() * dim];
-        for batch in order.chunks(self.batch_size) {
+        for batch in token_batches(&order, |i| encodings[i].len(), self.batch_size) {
             let rows: Vec<&Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
             let pooled = self.run(&rows)?;
             for (k, &i) in batch.iter().enumerate() {
@@ -249,6 +286,29 @@ impl LocalEmbedder {
     }
 }
 
+/// Padded tokens per forward pass at most: batch 32 of 128-token texts. Longer texts go in
+/// smaller batches, so ONNX Runtime's arena, sized by the largest pass it has seen, stays
+/// that of a 4,096-token pass (attention scores alone are `batch × heads × len²` floats:
+/// 100 MB for 32 texts of 256 tokens).
+const BATCH_TOKENS: usize = 32 * 128;
+
+/// Cuts `order` (longest first) into batches of at most `batch_size` texts and at most
+/// [`BATCH_TOKENS`] padded tokens (a batch's first text sets its padded length), never empty.
+fn token_batches<'a>(
+    order: &'a [usize],
+    len: impl Fn(usize) -> usize + 'a,
+    batch_size: usize,
+) -> impl Iterator<Item = &'a [usize]> + 'a {
+    let mut rest = order;
+    std::iter::from_fn(move || {
+        let first = *rest.first()?;
+        let fits = (BATCH_TOKENS / len(first).max(1)).clamp(1, batch_size.max(1));
+        let (batch, tail) = rest.split_at(fits.min(rest.len()));
+        rest = tail;
+        Some(batch)
+    })
+}
+
 /// Pools hidden states `[rows, len, dim]` into one row per input: the first token's, or the
 /// mean over the row's own tokens (padding lies past its length).
 fn pool(hidden: &[f32], rows: &[&[u32]], len: usize, dim: usize, pooling: Pooling) -> Vec<f32> {
@@ -281,5 +341,31 @@ impl Embedder for LocalEmbedder {
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {
         self.embed(texts, &self.info.query_prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(lens: &[usize], batch_size: usize) -> Vec<usize> {
+        let order: Vec<usize> = (0..lens.len()).collect();
+        token_batches(&order, |i| lens[i], batch_size).map(<[usize]>::len).collect()
+    }
+
+    #[test]
+    fn long_texts_go_in_smaller_batches() {
+        // 4,096 tokens a pass: 16 texts of 256 tokens; the third batch starts at 256 tokens
+        // and takes 8 of them and 8 of 100; the 16 left of 100 tokens fit in one.
+        let mut lens = vec![256; 40];
+        lens.extend([100; 24]);
+        assert_eq!(sizes(&lens, 32), vec![16, 16, 16, 16]);
+        assert_eq!(sizes(&[50; 70], 32), vec![32, 32, 6]);
+    }
+
+    #[test]
+    fn a_text_longer_than_the_budget_still_gets_a_batch() {
+        assert_eq!(sizes(&[9000, 10], 32), vec![1, 1]);
+        assert_eq!(sizes(&[], 32), Vec::<usize>::new());
     }
 }

@@ -22,7 +22,7 @@ use tokenizers::{EncodeInput, Encoding, Tokenizer};
 use super::Reranker;
 use crate::folder::ModelFolder;
 use crate::local::graph::{self, Head};
-use crate::local::{session, tokenizer_for, LocalOptions};
+use crate::local::{session, tokenizer_for, LocalOptions, Precision};
 
 /// Most tokens of a pair, as CrossEncoder's `max_length` (the model's `model_max_length`).
 pub const MAX_PAIR_TOKENS: usize = 512;
@@ -57,6 +57,7 @@ impl CrossEncoder {
         let window = MAX_PAIR_TOKENS.min(folder.config.max_position_embeddings);
         let tokenizer = tokenizer_for(&folder, window)?;
         let what = format!("the cross-encoder for {}", dir.display());
+        let options = LocalOptions { precision: Precision::Fp32, ..options };
         let session = session(&folder, Head::Classifier, options, &what)?;
         Ok(CrossEncoder {
             id: format!("cross-encoder:{}", folder.model_id),
