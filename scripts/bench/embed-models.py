@@ -12,33 +12,16 @@ bare name runs in fp32.
 Inputs: N texts of 800-1000 characters (about 200 tokens, a chunk), paragraphs of the RFCs in
 ../shared/data/corpus/txt joined until 800 characters. Each round runs every model once
 (interleaved, so a busy machine slows all alike); the median round is reported. The example
-uses every core and the models' defaults (batch 32).
+uses every core and the models' defaults (batch 32, capped at 1,024 padded tokens).
 """
-import argparse, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, json, os, statistics, subprocess, sys, tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared/data/corpus/txt"
 BENCH = ROOT / "target/release/examples/embed_bench"
-
-
-def inputs(n):
-    out = []
-    for name in ["rfc9000-quic-unpaginated.txt", "rfc7231-http11-semantics.txt", "rfc3261-sip.txt"]:
-        text = (CORPUS / name).read_text()
-        paras = [re.sub(r"[ \t]+", " ", p.strip()) for p in re.split(r"\n\s*\n", text) if p.strip()]
-        cur = ""
-        for p in paras:
-            if cur and len(cur) + 2 + len(p) > 1000:
-                out.append(cur)
-                cur = ""
-            cur = (cur + "\n\n" + p) if cur else p
-            if len(cur) >= 800:
-                out.append(cur[:1000])
-                cur = ""
-            if len(out) == n:
-                return out
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from embed_peers import inputs  # noqa: E402  (the same passages as the peer comparison)
 
 
 def run(spec, texts_path, vectors_path):

@@ -20,7 +20,8 @@ CACHE = Path(os.environ.get("STRATA_CACHE", Path.home() / ".cache/strata"))
 
 def inputs(n=512):
     out = []
-    for name in ["rfc9000-quic-unpaginated.txt", "rfc7231-http11-semantics.txt"]:
+    # A third RFC only for n past the first two (embed-models.py asks for 1,024).
+    for name in ["rfc9000-quic-unpaginated.txt", "rfc7231-http11-semantics.txt", "rfc3261-sip.txt"]:
         text = (CORPUS / name).read_text()
         paras = [re.sub(r"[ \t]+", " ", p.strip()) for p in re.split(r"\n\s*\n", text) if p.strip()]
         cur = ""

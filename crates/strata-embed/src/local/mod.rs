@@ -286,11 +286,13 @@ impl LocalEmbedder {
     }
 }
 
-/// Padded tokens per forward pass at most: batch 32 of 128-token texts. Longer texts go in
-/// smaller batches, so ONNX Runtime's arena, sized by the largest pass it has seen, stays
-/// that of a 4,096-token pass (attention scores alone are `batch × heads × len²` floats:
-/// 100 MB for 32 texts of 256 tokens).
-const BATCH_TOKENS: usize = 32 * 128;
+/// Padded tokens per forward pass at most: batch 32 of 32-token texts, 4 of 256. Longer
+/// texts go in smaller batches, so ONNX Runtime's arena, sized by the largest pass it has
+/// seen, stays that of a 1,024-token pass (attention scores alone are `batch × heads × len²`
+/// floats: 100 MB for 32 texts of 256 tokens). On the demo corpus (two cores, int8) 4,096
+/// tokens gave 68 texts/s at 535 MB peak RSS, 2,048 gave 77 at 373 MB, 1,024 gave 75 at
+/// 296 MB (`bench/results/ingest-dense.md`).
+const BATCH_TOKENS: usize = 32 * 32;
 
 /// Cuts `order` (longest first) into batches of at most `batch_size` texts and at most
 /// [`BATCH_TOKENS`] padded tokens (a batch's first text sets its padded length), never empty.
@@ -355,12 +357,12 @@ mod tests {
 
     #[test]
     fn long_texts_go_in_smaller_batches() {
-        // 4,096 tokens a pass: 16 texts of 256 tokens; the third batch starts at 256 tokens
-        // and takes 8 of them and 8 of 100; the 16 left of 100 tokens fit in one.
-        let mut lens = vec![256; 40];
-        lens.extend([100; 24]);
-        assert_eq!(sizes(&lens, 32), vec![16, 16, 16, 16]);
-        assert_eq!(sizes(&[50; 70], 32), vec![32, 32, 6]);
+        // 1,024 tokens a pass: 4 texts of 256 tokens; the third batch starts at 256 tokens
+        // and takes 2 of them and 2 of 100; the 10 left of 100 tokens fit in one.
+        let mut lens = vec![256; 10];
+        lens.extend([100; 12]);
+        assert_eq!(sizes(&lens, 32), vec![4, 4, 4, 10]);
+        assert_eq!(sizes(&[20; 70], 32), vec![32, 32, 6]);
     }
 
     #[test]
