@@ -219,7 +219,30 @@ pub struct Document {
     pub warnings: Vec<String>,
 }
 
+/// The metadata keys of a document's identity (`strata_ingest::identity`), in the order
+/// [`Document::search_title`] writes them.
+pub const IDENTITY_KEYS: [&str; 5] = ["issuer", "ticker", "form", "period", "quarter"];
+
 impl Document {
+    /// What the document's chunks are searched by as their title: the title, then the
+    /// identity in its metadata (issuer, ticker, form, period, quarter, and `FY2018 2018`
+    /// for each fiscal year), so that "3M FY2018 capital expenditure" finds 3M's 2018 10-K
+    /// whatever its pages say. Just the title for a document without an identity.
+    pub fn search_title(&self) -> String {
+        let mut out = self.title.clone();
+        for key in IDENTITY_KEYS {
+            if let Some(value) = self.metadata.get(key).and_then(|v| v.as_str()) {
+                out.push_str(" | ");
+                out.push_str(value);
+            }
+        }
+        let years = self.metadata.get("fiscal_years").and_then(|v| v.as_array());
+        for year in years.into_iter().flatten().filter_map(|y| y.as_u64()) {
+            out.push_str(&format!(" | FY{year} {year}"));
+        }
+        out
+    }
+
     /// The 1-based page that holds byte `offset`.
     pub fn page_at(&self, offset: usize) -> u32 {
         let i = self.pages.partition_point(|p| p.span.end <= offset);

@@ -1,7 +1,9 @@
-//! Ingest: read → tree → chunk → enrich.
+//! Ingest: read → identity → tree → chunk → enrich.
 //!
 //! - [`read`]: a [`read::Reader`] per format turns bytes into text, pages, blocks and heading
 //!   marks.
+//! - [`identity`]: what the document is (issuer, form, period) from its first pages, into
+//!   its metadata and, for a document whose own title names nothing, its title.
 //! - [`tree`]: heading marks become a [`strata_core::Tree`].
 //! - [`tokenize`] and [`sentence`]: token counting with offsets and abbreviation-aware
 //!   sentence boundaries, the two measures the chunker packs by.
@@ -14,6 +16,7 @@
 pub mod chunk;
 pub mod context;
 pub mod enrich;
+pub mod identity;
 pub mod pipeline;
 pub mod read;
 pub mod sentence;

@@ -8,6 +8,7 @@ use strata_core::{Config, DocId, Document, DocumentRecord, Error, Format, Page, 
 
 use crate::chunk::Chunker;
 use crate::enrich::{enrich, Enrichment};
+use crate::identity::{identify, title_is_placeholder};
 use crate::read::{reader_for, ReadError};
 use crate::tokenize::{self, Tokenizer};
 use crate::tree::build_tree;
@@ -112,7 +113,18 @@ impl Pipeline {
             });
             at = b;
         }
-        let title = parsed.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| file_stem(&path));
+        // The identity stage: what the document is, from its first pages; it names documents
+        // whose own title names nothing.
+        let identity = identify(&parsed.text, &pages);
+        let mut metadata = parsed.metadata;
+        for (key, value) in identity.metadata() {
+            metadata.entry(key.to_string()).or_insert(value);
+        }
+        let title = parsed
+            .title
+            .filter(|t| !title_is_placeholder(t))
+            .or_else(|| identity.title())
+            .unwrap_or_else(|| file_stem(&path));
         let tree = build_tree(&title, text_len, &parsed.headings, &pages);
         Ok(Document {
             id: DocId::from_source(&path),
@@ -122,7 +134,7 @@ impl Pipeline {
             pages,
             blocks: parsed.blocks,
             tree,
-            metadata: parsed.metadata,
+            metadata,
             warnings: parsed.warnings,
         })
     }

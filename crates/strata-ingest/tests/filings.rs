@@ -201,3 +201,42 @@ fn a_line_item_chunk_carries_its_year_header() {
     assert!(indexed.contains("2022 | 2021 | 2020"), "{indexed}");
     assert!(indexed.contains("(in millions)"), "{indexed}");
 }
+
+/// The identity stage names every filing: form and fiscal year from its cover, the issuer
+/// for all but one (Coca-Cola's 2017 cover prints its name as an image), and a title that is
+/// not an accession number or a placeholder (23 of the 33 PDFs' own titles are). The fiscal
+/// year is checked against the one in the file's name.
+#[test]
+fn every_filing_has_a_form_a_fiscal_year_an_issuer_and_a_real_title() {
+    let Some(dir) = filings() else { return };
+    let (mut missing, mut no_issuer) = (Vec::new(), Vec::new());
+    for path in pdfs(&dir) {
+        let doc = document(&path);
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let meta = |key: &str| doc.metadata.get(key).map(|v| v.to_string()).unwrap_or_default();
+        println!("{name}\t{}\t{}", doc.search_title(), meta("fiscal_years"));
+        let year: u64 = name.split('_').find_map(|w| w.get(..4)?.parse().ok()).unwrap();
+        let years: Vec<u64> = doc
+            .metadata
+            .get("fiscal_years")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|y| y.as_u64())
+            .collect();
+        if meta("form").is_empty() || !years.contains(&year) {
+            missing.push(format!("{name}: form {:?}, years {years:?}", meta("form")));
+        }
+        if meta("issuer").is_empty() {
+            no_issuer.push(name.clone());
+        }
+        assert!(!strata_ingest::identity::title_is_placeholder(&doc.title), "{name}: title {:?}", doc.title);
+    }
+    assert!(
+        missing.is_empty(),
+        "{} filings without a form or fiscal year:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+    assert!(no_issuer.len() <= 1, "filings without an issuer: {no_issuer:?}");
+}

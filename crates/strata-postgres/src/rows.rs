@@ -102,6 +102,7 @@ impl Rows {
             }
         };
 
+        let search_title = doc.search_title();
         let mut chunks = Vec::with_capacity(record.chunks.len());
         for (i, chunk) in record.chunks.iter().enumerate() {
             let stored = StoredChunk::of(doc, chunk);
@@ -110,7 +111,7 @@ impl Rows {
             let exact = chunk.indexed_span().slice(&doc.text);
             add(chunk.id.as_str(), analyzers.postings(Field::Text, &text), &mut tokens);
             add(chunk.id.as_str(), analyzers.postings(Field::Heading, &heading), &mut tokens);
-            add(chunk.id.as_str(), analyzers.postings(Field::Title, &doc.title), &mut tokens);
+            add(chunk.id.as_str(), analyzers.postings(Field::Title, &search_title), &mut tokens);
             add(chunk.id.as_str(), analyzers.postings(Field::Exact, exact), &mut tokens);
             chunks.push(ChunkRow {
                 id: chunk.id.clone(),
@@ -121,7 +122,7 @@ impl Rows {
                 number: stored.number.clone(),
                 terms: chunk.defines.clone(),
                 payload: json(&stored)?,
-                tsv: [text, heading, doc.title.clone()],
+                tsv: [text, heading, search_title.clone()],
                 embedding: record.vectors.as_ref().map(|v| Vector::from(v.row(i).to_vec())),
             });
         }

@@ -185,7 +185,7 @@ impl EmbeddedStore {
         }
         d.add_text(f.text, chunk.indexed_text(&doc.text));
         d.add_text(f.heading, chunk.heading_path.join(" > "));
-        d.add_text(f.title, &doc.title);
+        d.add_text(f.title, doc.search_title());
         d.add_text(f.exact_text, indexed);
         if let Some(key) = &stored.number {
             d.add_text(f.numbers, key);
