@@ -307,24 +307,20 @@ impl<'a> Builder<'a> {
         input: Input,
     ) -> Result<String> {
         let n = bias.len();
-        let y = match self.precision {
-            Precision::Fp32 => {
+        let (product, bias) = match (self.precision, input) {
+            (Precision::Fp32, _) => {
                 let w = self.init_f32(&format!("{name}.weight"), &[k, n], weight)?;
                 let b = self.init_f32(&format!("{name}.bias"), &[n], bias)?;
-                let y = self.node("MatMul", &[x, &w], vec![])?;
-                return self.node("Add", &[&y, &b], vec![]);
+                (self.node("MatMul", &[x, &w], vec![])?, b)
             }
-            Precision::Int8 => match input {
-                Input::Signed => {
-                    let q = quantize::per_column(weight, k, n);
-                    let y = self.int8_signed(x, name, &q, k, n)?;
-                    let b = self.init_f32(&format!("{name}.bias"), &[n], bias)?;
-                    (y, b)
-                }
-                Input::Gelu => self.int8_gelu(x, name, weight, bias, k, n)?,
-            },
+            (Precision::Int8, Input::Signed) => {
+                let q = quantize::per_column(weight, k, n);
+                let y = self.int8_signed(x, name, &q, k, n)?;
+                (y, self.init_f32(&format!("{name}.bias"), &[n], bias)?)
+            }
+            (Precision::Int8, Input::Gelu) => self.int8_gelu(x, name, weight, bias, k, n)?,
         };
-        self.node("Add", &[&y.0, &y.1], vec![])
+        self.node("Add", &[&product, &bias], vec![])
     }
 
     /// A row's largest |x| (or x) over 127 (or 255): the scale `[.., 1]` that quantizes it.
