@@ -22,6 +22,8 @@ use strata_core::Page;
 /// How much of the document is read: its first pages, or this many bytes without pages.
 const HEAD_PAGES: usize = 3;
 const HEAD_BYTES: usize = 24_000;
+/// Bytes read at most, however long the first pages are.
+const MAX_BYTES: usize = 8 * HEAD_BYTES;
 
 /// What a document says it is. Every field is empty when its convention was not found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -95,7 +97,7 @@ pub fn identify(text: &str, pages: &[Page]) -> Identity {
         Some(page) if pages.len() > 1 => page.span.end,
         _ => HEAD_BYTES.min(text.len()),
     };
-    let end = (0..=end.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let end = (0..=end.min(MAX_BYTES).min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
     let lines: Vec<&str> = text[..end].lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let head = lines.iter().take(400).copied().collect::<Vec<_>>().join("\n");
     let mut id = Identity { form: form(&lines, &head), ..Identity::default() };
