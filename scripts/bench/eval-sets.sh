@@ -12,7 +12,7 @@ for s in $SETS; do
   case $s in
     anthropic) args="../shared/data/eval/anthropic-codebase --chunking given,auto --context none,structural";;
     chroma) args="../shared/data/eval/chroma-chunking --chunking auto,128,256";;
-    finance) args="../shared/data/eval/financebench-dev/queries.jsonl";;
+    finance) args="../shared/data/eval/financebench-dev/queries.jsonl --context none,structural";;
     *) echo "unknown set $s: anthropic, chroma or finance" >&2; exit 2;;
   esac
   start=$(date +%s)
