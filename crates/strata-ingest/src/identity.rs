@@ -236,11 +236,6 @@ fn clean(name: &str) -> String {
 }
 
 impl Identity {
-    /// Whether nothing was found.
-    pub fn is_empty(&self) -> bool {
-        self.issuer.is_empty() && self.form.is_empty() && self.period.is_empty()
-    }
-
     /// A title made of the identity, when it names the issuer: "ADVANCED MICRO DEVICES, INC.
     /// 10-K, fiscal year ended December 26, 2015".
     pub fn title(&self) -> Option<String> {

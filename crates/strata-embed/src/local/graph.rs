@@ -345,6 +345,18 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The initializers of an int8 weight `[k, n]` and its column scales `[n]`.
+    fn int8_weight(
+        &mut self,
+        name: &str,
+        q: &quantize::Quantized,
+        k: usize,
+        n: usize,
+    ) -> Result<(String, String)> {
+        let wq = self.init(&format!("{name}.weight_int8"), &[k, n], &q.values)?;
+        Ok((wq, self.init_f32(&format!("{name}.weight_scale"), &[n], &q.scales)?))
+    }
+
     /// `x · W` for a layer norm's output: rows quantized symmetrically around 128.
     fn int8_signed(
         &mut self,
@@ -354,8 +366,7 @@ impl<'a> Builder<'a> {
         k: usize,
         n: usize,
     ) -> Result<String> {
-        let wq = self.init(&format!("{name}.weight_int8"), &[k, n], &q.values)?;
-        let ws = self.init_f32(&format!("{name}.weight_scale"), &[n], &q.scales)?;
+        let (wq, ws) = self.int8_weight(name, q, k, n)?;
         let abs = self.node("Abs", &[x], vec![])?;
         let scale = self.row_scale(&abs, 127.0)?;
         let zp = self.init(&format!("const_u8_128_{}", self.next), &[], &[128u8])?;
@@ -381,8 +392,7 @@ impl<'a> Builder<'a> {
         let sums = quantize::column_sums(&split.int8, n);
         let folded: Vec<f32> = bias.iter().zip(&sums).map(|(b, s)| b - GELU_SHIFT * s).collect();
         let b = self.init_f32(&format!("{name}.bias"), &[n], &folded)?;
-        let wq = self.init(&format!("{name}.weight_int8"), &[k, n], &split.int8.values)?;
-        let ws = self.init_f32(&format!("{name}.weight_scale"), &[n], &split.int8.scales)?;
+        let (wq, ws) = self.int8_weight(name, &split.int8, k, n)?;
         let shift = self.scalar_f32(&format!("{name}.shift"), GELU_SHIFT)?;
         let shifted = self.node("Add", &[x, &shift], vec![])?;
         let scale = self.row_scale(&shifted, 255.0)?;

@@ -46,8 +46,10 @@ impl StoreWrite for EmbeddedStore {
             docs.push(d);
         }
 
+        // Every chunk is searched by the same title: computed once per document.
+        let title = doc.search_title();
         for chunk in &record.chunks {
-            docs.push(self.chunk_doc(doc, chunk)?);
+            docs.push(self.chunk_doc(doc, &title, chunk)?);
         }
 
         // Format 1 indexes have no section fields: their documents get no section records.
@@ -168,7 +170,7 @@ impl EmbeddedStore {
         Ok(())
     }
 
-    fn chunk_doc(&self, doc: &Document, chunk: &Chunk) -> Result<TantivyDocument> {
+    fn chunk_doc(&self, doc: &Document, title: &str, chunk: &Chunk) -> Result<TantivyDocument> {
         let f = self.f;
         let stored = StoredChunk::of(doc, chunk);
         let indexed = chunk.indexed_span().slice(&doc.text);
@@ -185,7 +187,7 @@ impl EmbeddedStore {
         }
         d.add_text(f.text, chunk.indexed_text(&doc.text));
         d.add_text(f.heading, chunk.heading_path.join(" > "));
-        d.add_text(f.title, doc.search_title());
+        d.add_text(f.title, title);
         d.add_text(f.exact_text, indexed);
         if let Some(key) = &stored.number {
             d.add_text(f.numbers, key);
