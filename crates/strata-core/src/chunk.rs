@@ -18,6 +18,11 @@ impl ChunkId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id of the chunk's document: what comes before the last `:` ([`Chunk::make_id`]).
+    pub fn doc(&self) -> &str {
+        self.0.rsplit_once(':').map_or(&self.0, |(doc, _)| doc)
+    }
 }
 
 impl std::fmt::Display for ChunkId {

@@ -214,6 +214,11 @@ pub struct Document {
     /// Front matter and other metadata.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, serde_json::Value>,
+    /// The first words of the document (its first pages, see
+    /// [`crate::document_lead`]), kept when a store keeps the document
+    /// without its text: part of the profile the document leg searches.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lead: String,
     /// Warnings raised while reading (lossy decoding, skipped content, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,

@@ -17,7 +17,7 @@ use strata_embed::Embedder;
 use strata_index::StoreRead;
 use strata_ingest::pipeline::Pipeline;
 use strata_ingest::tokenize::Tokenizer;
-use strata_search::{navigate, SearchResponse, Searcher};
+use strata_search::{navigate, Catalog, SearchResponse, Searcher};
 
 use crate::ingest::{self, Summary};
 use crate::{models, Location, SearchOptions};
@@ -41,7 +41,7 @@ pub struct OpenOptions {
 /// One commit of the index, as readers see it.
 pub struct Snapshot {
     store: Box<dyn StoreRead>,
-    defined_terms: Arc<[String]>,
+    catalog: Catalog,
     generation: u64,
     /// The commit's stamp ([`Location::stamp`]) as it was just before opening.
     stamp: Option<String>,
@@ -52,8 +52,8 @@ impl Snapshot {
         // Read before opening: a commit landing in between is seen by the next refresh.
         let stamp = location.stamp();
         let store = location.open()?;
-        let defined_terms = store.defined_terms()?.into();
-        Ok(Snapshot { store, defined_terms, generation, stamp })
+        let catalog = Catalog::read(store.as_ref())?;
+        Ok(Snapshot { store, catalog, generation, stamp })
     }
 
     /// The store at this commit.
@@ -205,7 +205,7 @@ impl Engine {
         let store = snapshot.store();
         let request = options.request(&self.config, store)?;
         let mut searcher =
-            Searcher::with_defined_terms(store, self.config.search.clone(), snapshot.defined_terms.clone());
+            Searcher::with_catalog(store, self.config.search.clone(), snapshot.catalog.clone());
         if let Some(embedder) = self.embedder.as_deref() {
             searcher = searcher.with_embedder(embedder)?;
         }

@@ -5,11 +5,12 @@
 //! vector databases) implement the same traits, so the CLI, the API and the eval harness work
 //! unchanged on any of them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use strata_core::{
-    Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentRecord, Format, NodeId, Reference, Result,
+    Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentProfile, DocumentRecord, Format, NodeId, Reference,
+    Result,
 };
 
 use crate::Manifest;
@@ -38,6 +39,14 @@ pub struct DocSummary {
     pub definitions: usize,
     /// Cross-references.
     pub references: usize,
+    /// Its metadata: front matter, `--meta` and sidecar values, and the identity read from
+    /// its first pages (issuer, ticker, form, period, fiscal years).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub metadata: BTreeMap<String, serde_json::Value>,
+    /// What the document leg searches for it. Empty in indexes made before profiles.
+    #[serde(default)]
+    pub profile: DocumentProfile,
 }
 
 impl DocSummary {
@@ -54,6 +63,8 @@ impl DocSummary {
             chunks,
             definitions,
             references,
+            metadata: doc.metadata.clone(),
+            profile: DocumentProfile::of(doc),
         }
     }
 }

@@ -4,7 +4,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
-use strata_core::{Config, DocId, Document, DocumentRecord, Error, Format, Page, Result, Source, Span};
+use strata_core::{document_lead, Config, DocId, Document, DocumentRecord, Error, Format, Page, Result, Source, Span};
 
 use crate::chunk::Chunker;
 use crate::enrich::{enrich, Enrichment};
@@ -126,6 +126,7 @@ impl Pipeline {
             .or_else(|| identity.title())
             .unwrap_or_else(|| file_stem(&path));
         let tree = build_tree(&title, text_len, &parsed.headings, &pages);
+        let lead = document_lead(&parsed.text, &pages);
         Ok(Document {
             id: DocId::from_source(&path),
             source,
@@ -135,6 +136,7 @@ impl Pipeline {
             blocks: parsed.blocks,
             tree,
             metadata,
+            lead,
             warnings: parsed.warnings,
         })
     }

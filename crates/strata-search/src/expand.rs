@@ -125,6 +125,7 @@ pub fn chunk_hit(c: &StoredChunk) -> SearchHit {
         span: c.chunk.span,
         kind: c.chunk.kind,
         score: 0.0,
+        document_rank: None,
         section_rank: None,
         legs: Default::default(),
         text: c.text.clone(),

@@ -9,7 +9,7 @@ use strata_core::{ChunkId, Result};
 use strata_index::StoreRead;
 
 use crate::expand;
-use crate::fuse::Fused;
+use crate::fuse::{Fused, Leg};
 use crate::response::SearchHit;
 
 /// The first `k` fused chunks as hits, and the next `k` as the reserve. Each hit carries its
@@ -30,6 +30,7 @@ pub fn fetch(
             let mut hit = expand::chunk_hit(by_id.get(f.chunk.as_str())?);
             hit.score = f.score;
             hit.legs = f.legs.clone();
+            hit.document_rank = f.legs.get(&Leg::Document).map(|l| l.rank);
             hit.section_rank = section_rank.get(&f.chunk).copied();
             Some(hit)
         })

@@ -10,13 +10,20 @@
 //! each leg's own scores are min-max normalized to 0..=1 within its list, then summed with
 //! the leg weights. It keeps how far apart a leg's results are, which ranks throw away, at
 //! the price of trusting each leg's score scale. [`fusion`] picks one by its config name.
+//!
+//! After fusion, [`lift_documents`] adds the document leg's term to the chunks of the
+//! documents the query names: `weight / (document_k + rank)` under RRF, with a small
+//! `document_k` (10) so that they outrank the rest; `weight · score / best` under weighted
+//! fusion.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use strata_core::config::FusionKind;
+use strata_core::config::{FusionKind, SearchConfig};
 use strata_core::ChunkId;
 use strata_index::LegHit;
+
+use crate::documents::DocumentHit;
 
 /// A retrieval leg.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -29,6 +36,9 @@ pub enum Leg {
     Exact,
     /// Embeddings (added with the dense index).
     Dense,
+    /// Not a chunk leg: the rank and score of the chunk's document among the documents the
+    /// query names ([`crate::documents`]).
+    Document,
     /// Not a retrieval leg: the reranker's rank and score, for results it reordered.
     Rerank,
 }
@@ -40,6 +50,7 @@ impl Leg {
             Leg::Keyword => "keyword",
             Leg::Exact => "exact",
             Leg::Dense => "dense",
+            Leg::Document => "document",
             Leg::Rerank => "rerank",
         }
     }
@@ -81,6 +92,11 @@ pub struct Fused {
 pub trait Fusion {
     /// Fuses `lists` into one list, best first. Ties keep the order of first appearance.
     fn fuse(&self, lists: &[RankedList]) -> Vec<Fused>;
+
+    /// What a chunk gains from its document standing `rank` (from 1) among the documents
+    /// the query names, with `share` its score over the best document's (0..=1), at leg
+    /// weight `weight`.
+    fn document(&self, weight: f64, rank: usize, share: f64) -> f64;
 }
 
 /// Reciprocal rank fusion.
@@ -88,17 +104,23 @@ pub trait Fusion {
 pub struct Rrf {
     /// The rank constant; 60 by default.
     pub k: f64,
+    /// The document leg's rank constant; 10 by default.
+    pub document_k: f64,
 }
 
 impl Default for Rrf {
     fn default() -> Self {
-        Rrf { k: 60.0 }
+        Rrf { k: 60.0, document_k: 10.0 }
     }
 }
 
 impl Fusion for Rrf {
     fn fuse(&self, lists: &[RankedList]) -> Vec<Fused> {
         accumulate(lists, |_, list, rank, _| list.weight / (self.k + rank as f64))
+    }
+
+    fn document(&self, weight: f64, rank: usize, _share: f64) -> f64 {
+        weight / (self.document_k + rank as f64)
     }
 }
 
@@ -125,6 +147,53 @@ impl Fusion for WeightedScore {
             list.weight * normalized
         })
     }
+
+    fn document(&self, weight: f64, _rank: usize, share: f64) -> f64 {
+        weight * share
+    }
+}
+
+/// Adds the document leg's term ([`document_lifts`]) to each chunk of a document the query
+/// names, records the document's rank among the chunk's legs, and sorts again (ties keep
+/// their order).
+pub fn lift_documents(fused: &mut [Fused], lifts: &HashMap<&str, DocumentLift>) {
+    if lifts.is_empty() {
+        return;
+    }
+    for f in fused.iter_mut() {
+        if let Some(lift) = lifts.get(f.chunk.doc()) {
+            f.score += lift.term;
+            f.legs.insert(Leg::Document, lift.rank);
+        }
+    }
+    fused.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
+/// What a document of the shortlist adds to each of its chunks, and its rank there.
+#[derive(Debug, Clone, Copy)]
+pub struct DocumentLift {
+    /// The term added ([`Fusion::document`]).
+    pub term: f64,
+    /// Its rank (from 1) in the shortlist and its score.
+    pub rank: LegRank,
+}
+
+/// The lift of each document in `shortlist`, by document id; none at weight 0.
+pub fn document_lifts<'a>(
+    fusion: &dyn Fusion,
+    shortlist: &'a [DocumentHit],
+    weight: f64,
+) -> HashMap<&'a str, DocumentLift> {
+    let Some(best) = shortlist.first().filter(|_| weight > 0.0) else { return HashMap::new() };
+    shortlist
+        .iter()
+        .enumerate()
+        .map(|(i, hit)| {
+            let share = f64::from(hit.score / best.score.max(f32::MIN_POSITIVE));
+            let term = fusion.document(weight, i + 1, share);
+            (hit.doc.as_str(), DocumentLift { term, rank: LegRank { rank: i + 1, score: hit.score } })
+        })
+        .collect()
 }
 
 /// What every fusion shares: each list with a positive weight adds `contribution(index of
@@ -155,11 +224,12 @@ fn accumulate(
     order
 }
 
-/// The fusion `[search] fusion` names: `rrf` (with constant `rrf_k`) or `weighted`.
-pub fn fusion(kind: FusionKind, rrf_k: f64) -> Box<dyn Fusion + Send + Sync> {
-    match kind {
+/// The fusion `[search] fusion` names: `rrf` (with constants `rrf_k` and `document_k`) or
+/// `weighted`.
+pub fn fusion(config: &SearchConfig) -> Box<dyn Fusion + Send + Sync> {
+    match config.fusion {
         FusionKind::Weighted => Box::new(WeightedScore),
-        FusionKind::Rrf => Box::new(Rrf { k: rrf_k }),
+        FusionKind::Rrf => Box::new(Rrf { k: config.rrf_k, document_k: config.document_k }),
     }
 }
 

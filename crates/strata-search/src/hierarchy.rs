@@ -26,6 +26,10 @@
 //! by default (`[search.weights] sections`): they are for corpora of structured documents,
 //! to be switched on where `strata eval` shows that they help.
 //!
+//! The documents a query names (the documents stage's shortlist) lift the evidence of their
+//! sections by the same term they add to their chunks ([`crate::fuse::lift_documents`]),
+//! so hierarchical mode goes documents → sections → chunks.
+//!
 //! Sections of pinned identifier hits come first, in pin order, so that a query that names
 //! a section still returns it first. The searcher then walks the ranked sections and gives
 //! each the best fused chunks inside its subtree ([`assign`]) that no better section took.
@@ -37,7 +41,7 @@ use strata_core::{ChunkId, DocId, NodeId, Result};
 use strata_index::{Filter, StoreRead};
 
 use crate::expand::Docs;
-use crate::fuse::{Fused, RankedList};
+use crate::fuse::{DocumentLift, Fused, RankedList};
 use crate::request::SearchRequest;
 use crate::retrieve::Retrieved;
 
@@ -63,12 +67,14 @@ pub struct RankedSection {
 }
 
 /// Ranks every section that a chunk leg found (see the module doc), pinned sections first.
-/// `section_of` maps a chunk id to its section; chunks it does not know are ignored.
+/// `section_of` maps a chunk id to its section; chunks it does not know are ignored. A
+/// section of a document the query names adds its document's lift to its evidence.
 pub fn rank_sections(
     lists: &[RankedList],
     section_lists: &[SectionList],
     pinned: &[ChunkId],
     section_of: &HashMap<ChunkId, SectionKey>,
+    lifts: &HashMap<&str, DocumentLift>,
     rrf_k: f64,
 ) -> Vec<RankedSection> {
     let mut evidence: BTreeMap<SectionKey, f64> = BTreeMap::new();
@@ -113,6 +119,7 @@ pub fn rank_sections(
                     w * g
                 })
                 .sum();
+            let e = e + lifts.get(key.0.as_str()).map_or(0.0, |l| l.term);
             RankedSection { score: e * (1.0 + opinion) / (1.0 + total), key }
         })
         .collect();
@@ -139,12 +146,13 @@ pub fn order(
     req: &SearchRequest,
     retrieved: &Retrieved,
     fused: Vec<Fused>,
+    lifts: &HashMap<&str, DocumentLift>,
 ) -> Result<(Vec<Fused>, HashMap<ChunkId, usize>)> {
     let per_section = config.chunks_per_section;
     let wanted = config.sections.max(req.k.div_ceil(per_section));
     let section_of = sections_of(store, &retrieved.lists)?;
-    let ranked =
-        rank_sections(&retrieved.lists, &retrieved.sections, &retrieved.pinned, &section_of, config.rrf_k);
+    let (lists, pinned) = (&retrieved.lists, &retrieved.pinned);
+    let ranked = rank_sections(lists, &retrieved.sections, pinned, &section_of, lifts, config.rrf_k);
     let mut taken = vec![false; fused.len()];
     let mut docs = Docs::new(store);
     let mut ordered = Vec::new();
@@ -285,29 +293,29 @@ mod tests {
         // Keyword: b1 first; dense: a2 first, b2 second. Section 1: 1/62 + 1/61; section 2:
         // 1/61 + 1/62 — a tie broken by node order; section 3 only in keyword.
         let lists = [list(Leg::Keyword, &["b1", "a1", "c1"]), list(Leg::Dense, &["a2", "b2", "a3"])];
-        assert_eq!(nodes(&rank_sections(&lists, &[], &[], &sections(), 60.0)), vec![1, 2, 3]);
+        assert_eq!(nodes(&rank_sections(&lists, &[], &[], &sections(), &HashMap::new(), 60.0)), vec![1, 2, 3]);
     }
 
     #[test]
     fn section_legs_reorder_sections_within_a_document_only() {
         // Keyword: a1 (section 1) first, b1 (2) second, c1 (3) third; all in document d.
         let lists = [list(Leg::Keyword, &["a1", "b1", "c1"])];
-        assert_eq!(nodes(&rank_sections(&lists, &[], &[], &sections(), 60.0)), vec![1, 2, 3]);
+        assert_eq!(nodes(&rank_sections(&lists, &[], &[], &sections(), &HashMap::new(), 60.0)), vec![1, 2, 3]);
         // The profile leg prefers 3, then 2, and does not return 1: 3 keeps its evidence
         // (1/63), 2 keeps three quarters of its (1/62), 1 keeps half of its (1/61); 7 has no
         // chunk evidence and is not ranked.
         let by_profile = SectionList { weight: 1.0, sections: vec![key(3), key(2), key(7)] };
-        let ranked = rank_sections(&lists, std::slice::from_ref(&by_profile), &[], &sections(), 60.0);
+        let ranked = rank_sections(&lists, std::slice::from_ref(&by_profile), &[], &sections(), &HashMap::new(), 60.0);
         assert_eq!(nodes(&ranked), vec![3, 2, 1]);
         assert!((ranked[0].score - 1.0 / 63.0).abs() < 1e-12);
         assert!((ranked[2].score - 0.5 / 61.0).abs() < 1e-12);
         // A leg that returned nothing of a document has no opinion on it.
         let elsewhere = SectionList { weight: 1.0, sections: vec![(DocId("other".into()), NodeId(1))] };
-        let ranked = rank_sections(&lists, &[elsewhere], &[], &sections(), 60.0);
+        let ranked = rank_sections(&lists, &[elsewhere], &[], &sections(), &HashMap::new(), 60.0);
         assert_eq!(nodes(&ranked), vec![1, 2, 3]);
         assert!((ranked[0].score - 1.0 / 61.0).abs() < 1e-12, "no opinion keeps the evidence");
         let off = SectionList { weight: 0.0, ..by_profile };
-        assert_eq!(nodes(&rank_sections(&lists, &[off], &[], &sections(), 60.0)), vec![1, 2, 3]);
+        assert_eq!(nodes(&rank_sections(&lists, &[off], &[], &sections(), &HashMap::new(), 60.0)), vec![1, 2, 3]);
     }
 
     #[test]
@@ -315,11 +323,11 @@ mod tests {
         let mut dense = list(Leg::Dense, &["c1"]);
         dense.weight = 0.0;
         let lists = [list(Leg::Keyword, &["a1", "b1", "c1"]), dense];
-        let ranked = rank_sections(&lists, &[], &[ChunkId::from("c1")], &sections(), 60.0);
+        let ranked = rank_sections(&lists, &[], &[ChunkId::from("c1")], &sections(), &HashMap::new(), 60.0);
         assert_eq!(nodes(&ranked), vec![3, 1, 2]);
         // Chunks the map does not know are ignored.
         assert_eq!(
-            nodes(&rank_sections(&[list(Leg::Keyword, &["zz", "b2"])], &[], &[], &sections(), 60.0)),
+            nodes(&rank_sections(&[list(Leg::Keyword, &["zz", "b2"])], &[], &[], &sections(), &HashMap::new(), 60.0)),
             vec![2]
         );
     }
@@ -327,7 +335,7 @@ mod tests {
     #[test]
     fn a_subtree_takes_its_descendants_chunks_once() {
         let lists = [list(Leg::Keyword, &["b1", "a1", "c1", "b2", "a2"])];
-        let fused = Rrf { k: 60.0 }.fuse(&lists);
+        let fused = Rrf::default().fuse(&lists);
         let mut taken = vec![false; fused.len()];
         let doc = DocId("d".into());
         let ids = |v: Vec<usize>| v.into_iter().map(|i| fused[i].chunk.as_str()).collect::<Vec<_>>();

@@ -66,7 +66,7 @@ pub struct Passage<'a> {
 }
 
 /// The English stemming analyzer, as the keyword leg's `en_stem`.
-fn analyzer() -> TextAnalyzer {
+pub(crate) fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
@@ -74,7 +74,7 @@ fn analyzer() -> TextAnalyzer {
         .build()
 }
 
-fn terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
+pub(crate) fn terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     let mut stream = analyzer.token_stream(text);
     let mut out = Vec::new();
     while let Some(t) = stream.next() {

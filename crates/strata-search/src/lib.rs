@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod assemble;
+pub mod documents;
 pub mod expand;
 pub mod fetch;
 pub mod fuse;
@@ -53,4 +54,4 @@ pub use request::{Expand, Mode, Order, SearchRequest};
 pub use response::{
     AttachedDefinition, AttachedReference, Context, SearchHit, SearchResponse, Timings, Unit,
 };
-pub use search::Searcher;
+pub use search::{Catalog, Searcher};

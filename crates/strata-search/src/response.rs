@@ -59,6 +59,10 @@ pub struct SearchHit {
     pub kind: ChunkKind,
     /// Fused score, or the reranker's when it reordered the hit.
     pub score: f64,
+    /// The rank (from 1) of the hit's document among the documents the query names (the
+    /// document leg's shortlist); absent when the query names none, or not this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document_rank: Option<usize>,
     /// Hierarchical mode: the rank (from 1) of the hit's section among the sections returned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section_rank: Option<usize>,
@@ -201,6 +205,9 @@ pub struct SearchResponse {
 pub struct Timings {
     /// Reading the query (identifiers, phrases, terms).
     pub plan: f64,
+    /// Ranking the documents by their profiles (hybrid and hierarchical mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub documents: Option<f64>,
     /// Embedding the query.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embed: Option<f64>,
@@ -240,6 +247,7 @@ impl Timings {
     /// The stages that ran, by name, in pipeline order.
     pub fn stages(&self) -> Vec<(&'static str, f64)> {
         let mut stages = vec![("plan", self.plan)];
+        stages.extend(self.documents.map(|ms| ("documents", ms)));
         let optional =
             [("embed", self.embed), ("dense", self.dense), ("keyword", self.keyword), ("exact", self.exact)];
         stages.extend(optional.into_iter().filter_map(|(name, ms)| ms.map(|ms| (name, ms))));

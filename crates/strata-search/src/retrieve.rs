@@ -8,7 +8,7 @@
 //! In hybrid and hierarchical mode the dense legs run on their own thread beside the lexical
 //! ones. Each leg's time goes into [`Timings`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use strata_core::config::LegWeights;
@@ -17,6 +17,7 @@ use strata_core::{ChunkId, Error, Result};
 use strata_embed::Embedder;
 use strata_index::{Filter, LegHit, SectionHit, StoreRead, StoredChunk};
 
+use crate::documents::DocumentHit;
 use crate::fuse::{Leg, RankedList};
 use crate::hierarchy::SectionList;
 use crate::plan::Plan;
@@ -48,6 +49,10 @@ pub struct Legs<'s> {
     pub embedder: Option<&'s dyn Embedder>,
     /// Each leg's weight in fusion (a leg of weight 0 does not run in hybrid mode).
     pub weights: &'s LegWeights,
+    /// The documents the query names (the documents stage's shortlist): the keyword and
+    /// dense legs also search each of them alone, so that their chunks reach fusion even
+    /// when other documents fill a leg's list.
+    pub scope: &'s [DocumentHit],
 }
 
 /// Milliseconds since `at`.
@@ -137,7 +142,10 @@ impl<'s> Legs<'s> {
         depth: usize,
         with_sections: bool,
     ) -> Result<Lexical> {
-        let (keyword, keyword_ms) = timed(|| keyword(self.store, plan, &req.filter, depth));
+        let (keyword, keyword_ms) = timed(|| {
+            let global = keyword(self.store, plan, &req.filter, depth)?;
+            self.deepen(global, &req.filter, |filter| keyword(self.store, plan, filter, depth))
+        });
         let keyword = keyword?;
         let keyword_rank: HashMap<ChunkId, usize> =
             keyword.iter().enumerate().map(|(i, h)| (h.chunk.clone(), i)).collect();
@@ -158,7 +166,11 @@ impl<'s> Legs<'s> {
         depth: usize,
         with_sections: bool,
     ) -> Result<(DenseLeg, Vec<SectionHit>)> {
-        let leg = self.dense(&req.query, &req.filter, depth)?;
+        let mut leg = self.dense(&req.query, &req.filter, depth)?;
+        let at = Instant::now();
+        let global = std::mem::take(&mut leg.hits);
+        leg.hits = self.deepen(global, &req.filter, |filter| self.store.dense(&leg.vector, filter, depth))?;
+        leg.search_ms += ms_since(at);
         let sections = if with_sections {
             self.store.section_dense(&leg.vector, &req.filter, depth)?
         } else {
@@ -212,6 +224,31 @@ impl<'s> Legs<'s> {
             }
         }
         Ok(Retrieved { lists, pinned, vector, sections: section_lists })
+    }
+}
+
+impl Legs<'_> {
+    /// A leg's `global` hits with its hits inside each document of the scope (`search` run
+    /// with the filter narrowed to it), best score first. A leg scores a chunk alike with or
+    /// without a document filter, so the merge is the leg's own ranking, deeper in those
+    /// documents; on equal scores the global hits come first.
+    fn deepen(
+        &self,
+        global: Vec<LegHit>,
+        filter: &Filter,
+        search: impl Fn(&Filter) -> Result<Vec<LegHit>>,
+    ) -> Result<Vec<LegHit>> {
+        if self.scope.is_empty() || filter.doc.is_some() {
+            return Ok(global);
+        }
+        let mut seen: HashSet<ChunkId> = global.iter().map(|h| h.chunk.clone()).collect();
+        let mut out = global;
+        for doc in self.scope {
+            let narrowed = Filter { doc: Some(doc.doc.clone()), ..filter.clone() };
+            out.extend(search(&narrowed)?.into_iter().filter(|h| seen.insert(h.chunk.clone())));
+        }
+        out.sort_by(|a, b| b.score.total_cmp(&a.score));
+        Ok(out)
     }
 }
 

@@ -17,6 +17,7 @@ use strata_embed::Embedder;
 use strata_index::StoreRead;
 use strata_ingest::tokenize::Tokenizer;
 
+use crate::documents::{DocumentHit, DocumentIndex, DocumentRanking};
 use crate::expand::{self, Docs, Expanded};
 use crate::fuse::{self, Fused, Fusion};
 use crate::plan::Plan;
@@ -25,11 +26,31 @@ use crate::response::{SearchResponse, Timings};
 use crate::retrieve::{ms_since, timed, Legs, LEG_DEPTH};
 use crate::{assemble, fetch, hierarchy, highlight, rerank};
 
+/// What a searcher reads from its store once (a server: once per commit): the defined terms
+/// the plan stage looks for, and the document profiles the documents stage ranks.
+#[derive(Clone)]
+pub struct Catalog {
+    /// Every normalized defined term ([`StoreRead::defined_terms`]).
+    pub defined_terms: Arc<[String]>,
+    /// The document leg's index of every document's profile.
+    pub documents: Arc<DocumentIndex>,
+}
+
+impl Catalog {
+    /// Reads the catalog of `store`.
+    pub fn read(store: &dyn StoreRead) -> Result<Catalog> {
+        Ok(Catalog {
+            defined_terms: store.defined_terms()?.into(),
+            documents: Arc::new(DocumentIndex::read(store)?),
+        })
+    }
+}
+
 /// Runs searches against a store.
 pub struct Searcher<'s> {
     store: &'s dyn StoreRead,
     config: SearchConfig,
-    defined_terms: Arc<[String]>,
+    catalog: Catalog,
     embedder: Option<&'s dyn Embedder>,
     tokenizer: Option<Arc<dyn Tokenizer>>,
     fusion: Box<dyn Fusion + Send + Sync>,
@@ -39,20 +60,14 @@ pub struct Searcher<'s> {
 impl<'s> Searcher<'s> {
     /// A searcher over `store` with search settings.
     pub fn new(store: &'s dyn StoreRead, config: SearchConfig) -> Result<Searcher<'s>> {
-        let defined_terms = store.defined_terms()?.into();
-        Ok(Searcher::with_defined_terms(store, config, defined_terms))
+        Ok(Searcher::with_catalog(store, config, Catalog::read(store)?))
     }
 
-    /// A searcher over `store` given the store's defined terms
-    /// ([`StoreRead::defined_terms`]), read once per commit by a server rather than once per
-    /// search.
-    pub fn with_defined_terms(
-        store: &'s dyn StoreRead,
-        config: SearchConfig,
-        defined_terms: Arc<[String]>,
-    ) -> Searcher<'s> {
-        let fusion = fuse::fusion(config.fusion, config.rrf_k);
-        Searcher { store, config, defined_terms, embedder: None, tokenizer: None, fusion, reranker: None }
+    /// A searcher over `store` given the store's [`Catalog`], read once per commit by a
+    /// server rather than once per search.
+    pub fn with_catalog(store: &'s dyn StoreRead, config: SearchConfig, catalog: Catalog) -> Searcher<'s> {
+        let fusion = fuse::fusion(&config);
+        Searcher { store, config, catalog, embedder: None, tokenizer: None, fusion, reranker: None }
     }
 
     /// Gives the searcher the query embedder of the dense leg. It must be the model the
@@ -100,12 +115,27 @@ impl<'s> Searcher<'s> {
 
     /// Whether the dense leg can run: the index has vectors and an embedder was given.
     pub fn has_dense(&self) -> bool {
-        self.legs().has_dense()
+        self.legs(&[]).has_dense()
     }
 
-    /// What the retrieve stage searches.
-    fn legs(&self) -> Legs<'_> {
-        Legs { store: self.store, embedder: self.embedder, weights: &self.config.weights }
+    /// What the retrieve stage searches, the documents in `scope` deeper.
+    fn legs<'a>(&'a self, scope: &'a [DocumentHit]) -> Legs<'a> {
+        Legs { store: self.store, embedder: self.embedder, weights: &self.config.weights, scope }
+    }
+
+    /// The documents stage: the documents the query names, in the modes that use them and
+    /// unless the request filters to one document already.
+    fn documents(&self, req: &SearchRequest, timings: &mut Timings) -> DocumentRanking {
+        let wanted = matches!(req.mode, Mode::Hybrid | Mode::Hierarchical)
+            && self.config.weights.documents > 0.0
+            && req.filter.doc.is_none();
+        if !wanted || self.catalog.documents.len() < 2 {
+            return DocumentRanking::default();
+        }
+        let (ranking, ms) = timed(|| self.catalog.documents.rank(&req.query));
+        timings.documents = Some(ms);
+        tracing::debug!(shortlist = ?ranking.shortlist(), "documents");
+        ranking
     }
 
     /// Runs one search.
@@ -114,19 +144,26 @@ impl<'s> Searcher<'s> {
         let started = Instant::now();
         req.validate()?;
         let mut timings = Timings::default();
-        let (plan, plan_ms) = timed(|| Plan::read(&req.query, &self.defined_terms));
+        let (plan, plan_ms) = timed(|| Plan::read(&req.query, &self.catalog.defined_terms));
         timings.plan = plan_ms;
         tracing::debug!(?plan, "plan");
+        let ranking = self.documents(req, &mut timings);
+        let shortlist = ranking.shortlist();
 
-        let retrieved = self.legs().retrieve(req, &plan, LEG_DEPTH.max(req.k), &mut timings)?;
-        let (mut fused, fuse_ms) = timed(|| self.fusion.fuse(&retrieved.lists));
+        let retrieved = self.legs(shortlist).retrieve(req, &plan, LEG_DEPTH.max(req.k), &mut timings)?;
+        let lifts = fuse::document_lifts(self.fusion.as_ref(), shortlist, self.config.weights.documents);
+        let (mut fused, fuse_ms) = timed(|| {
+            let mut fused = self.fusion.fuse(&retrieved.lists);
+            fuse::lift_documents(&mut fused, &lifts);
+            fused
+        });
         timings.fuse = fuse_ms;
         let pinned = fuse::pin_first(&mut fused, &retrieved.pinned, req.k);
         let warnings = self.rerank(req, &mut fused, pinned, &mut timings);
         let mut section_rank = HashMap::new();
         if req.mode == Mode::Hierarchical {
             let at = Instant::now();
-            (fused, section_rank) = hierarchy::order(self.store, &self.config, req, &retrieved, fused)?;
+            (fused, section_rank) = hierarchy::order(self.store, &self.config, req, &retrieved, fused, &lifts)?;
             timings.hierarchy = Some(ms_since(at));
         }
         let (fetched, fetch_ms) = timed(|| fetch::fetch(self.store, &fused, &section_rank, req.k));

@@ -93,6 +93,10 @@ pub struct SearchConfig {
     pub weights: LegWeights,
     /// RRF constant. Default 60.
     pub rrf_k: f64,
+    /// The RRF constant of the document leg's term: a chunk of the document ranked `r` in
+    /// the query's shortlist gains `weights.documents / (document_k + r)`. Small, so that
+    /// the documents a query names outrank the rest. Default 10.
+    pub document_k: f64,
     /// Hierarchical mode: sections returned. Default 3.
     pub sections: usize,
     /// Hierarchical mode: chunks returned per section at most. Default 5.
@@ -125,6 +129,7 @@ impl Default for SearchConfig {
             mode: Mode::Hybrid,
             weights: LegWeights::default(),
             rrf_k: 60.0,
+            document_k: 10.0,
             sections: 3,
             chunks_per_section: 5,
             fusion: FusionKind::Rrf,
@@ -153,11 +158,15 @@ pub struct LegWeights {
     /// re-ranks the sections of a document. Default 0 (off): on both shared evaluation sets
     /// hierarchical mode is better without it (`bench/results/eval/README.md`).
     pub sections: f64,
+    /// Hybrid and hierarchical mode: the document leg, which ranks documents by their
+    /// profiles (name, period, first pages) and lifts the chunks of the documents a query
+    /// names. 0 turns it off. Default 1.
+    pub documents: f64,
 }
 
 impl Default for LegWeights {
     fn default() -> Self {
-        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0, sections: 0.0 }
+        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0, sections: 0.0, documents: 1.0 }
     }
 }
 
@@ -177,6 +186,9 @@ impl SearchConfig {
         in_k("chunks_per_section", self.chunks_per_section)?;
         if !(self.rrf_k.is_finite() && self.rrf_k > 0.0) {
             return bad("rrf_k", "must be > 0", self.rrf_k.to_string());
+        }
+        if !(self.document_k.is_finite() && self.document_k > 0.0) {
+            return bad("document_k", "must be > 0", self.document_k.to_string());
         }
         if !(1..=MAX_BUDGET).contains(&self.budget) {
             return bad("budget", &format!("must be between 1 and {MAX_BUDGET}"), self.budget.to_string());
@@ -199,6 +211,7 @@ impl LegWeights {
             ("exact", self.exact),
             ("dense", self.dense),
             ("sections", self.sections),
+            ("documents", self.documents),
         ] {
             if !(w.is_finite() && w >= 0.0) {
                 return Err(Error::user(format!(

@@ -294,6 +294,7 @@ impl RecordBuilder {
             tree,
             metadata,
             warnings,
+            lead: strata_core::document_lead(&text, &[]),
             text,
         };
         debug_assert_eq!(document.validate(), Ok(()));

@@ -54,6 +54,7 @@ pub(crate) fn from_parsed(name: &str, format: Format, parsed: Parsed) -> Documen
         blocks: parsed.blocks,
         tree,
         metadata: Default::default(),
+        lead: String::new(),
         warnings: parsed.warnings,
     }
 }

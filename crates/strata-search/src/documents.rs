@@ -1,0 +1,273 @@
+//! The documents stage: which documents a query is about, ranked by their profiles.
+//!
+//! Each document's [`DocumentProfile`] has three fields, scored apart with BM25 (k1 = 1.2,
+//! b = 0.75) and summed: `name` and `period` at full weight, `lead` (top sections, first
+//! words) at [`LEAD_WEIGHT`], so that the first pages break ties between filings of one
+//! company without drowning the name (`bench/research/doc-leg/`: mixed into one field, page
+//! text halves how often the right filing comes first).
+//!
+//! The query is read for what names documents: English stop words dropped, each term once;
+//! `FY18`, `FY 2018` and `2018Q1` also give the bare year; when a query names several years
+//! only the latest counts (a FY2020 report covers FY2018 to FY2020); adjacent capitalised
+//! words are also glued (`Foot Locker` → `footlocker`, as file names write them).
+//!
+//! A ranking is **named** when the best document's `name` field matches a query term. Only a
+//! named ranking has a [`DocumentRanking::shortlist`]: the named documents scoring at least
+//! [`SHORTLIST`] of the best (one filing, or a company's filings of the same period). The
+//! retrieve stage searches the shortlist deeper and fusion adds each shortlisted document's
+//! term to its chunks; a query that names no document leaves the ranking alone.
+//!
+//! The index lives in memory, built once per commit from [`StoreRead::documents`] (a few
+//! hundred terms per document).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use strata_core::{DocId, DocumentProfile, Result};
+use strata_index::{DocSummary, StoreRead};
+use tantivy::tokenizer::TextAnalyzer;
+
+use crate::highlight::{analyzer, terms};
+
+/// The weight of the `lead` field against `name` and `period`.
+pub const LEAD_WEIGHT: f32 = 0.1;
+/// A named document joins the shortlist when it scores at least this share of the best.
+pub const SHORTLIST: f32 = 0.8;
+/// The most documents a shortlist holds.
+pub const MAX_SHORTLIST: usize = 4;
+
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+
+/// English stop words, and the words every question about a document uses.
+const STOP: &[&str] = &[
+    "a", "about", "fy", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
+    "between", "but", "by", "can", "could", "did", "do", "does", "during", "each", "for", "from", "had",
+    "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "more", "most", "much", "no", "not",
+    "of", "on", "or", "other", "our", "over", "per", "s", "should", "so", "such", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "under", "up",
+    "us", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
+    "with", "would", "you", "your",
+];
+
+/// One field of the profiles: postings, lengths, weight.
+#[derive(Debug, Default)]
+struct Field {
+    postings: HashMap<String, Vec<(u32, u32)>>,
+    lengths: Vec<u32>,
+    average: f32,
+    weight: f32,
+}
+
+impl Field {
+    fn new(texts: impl Iterator<Item = String>, weight: f32, analyzer: &mut TextAnalyzer) -> Field {
+        let mut field = Field { weight, ..Field::default() };
+        for (doc, text) in texts.enumerate() {
+            let words = terms(analyzer, &text);
+            field.lengths.push(words.len() as u32);
+            let mut tf: HashMap<String, u32> = HashMap::new();
+            for w in words {
+                *tf.entry(w).or_default() += 1;
+            }
+            for (term, n) in tf {
+                field.postings.entry(term).or_default().push((doc as u32, n));
+            }
+        }
+        let total: u64 = field.lengths.iter().map(|&l| u64::from(l)).sum();
+        field.average = (total as f32 / field.lengths.len().max(1) as f32).max(1.0);
+        field
+    }
+
+    /// Adds this field's weighted BM25 score of each query term to `scores`.
+    fn score(&self, query: &[String], scores: &mut [f32]) {
+        let n = self.lengths.len() as f32;
+        for term in query {
+            let Some(postings) = self.postings.get(term) else { continue };
+            let df = postings.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(doc, tf) in postings {
+                let tf = tf as f32;
+                let norm = K1 * (1.0 - B + B * self.lengths[doc as usize] as f32 / self.average);
+                scores[doc as usize] += self.weight * idf * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+    }
+}
+
+/// The document profiles of one commit, searchable.
+#[derive(Debug, Default)]
+pub struct DocumentIndex {
+    docs: Vec<DocId>,
+    name: Field,
+    period: Field,
+    lead: Field,
+}
+
+/// One document of a [`DocumentRanking`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentHit {
+    /// The document.
+    pub doc: DocId,
+    /// Its score, all fields.
+    pub score: f32,
+    /// Whether its `name` field matched a query term.
+    pub named: bool,
+}
+
+/// The documents a query is about, best first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DocumentRanking {
+    /// Every document with a positive score, best first (ties by id).
+    pub hits: Vec<DocumentHit>,
+}
+
+impl DocumentIndex {
+    /// The index of `docs`' profiles.
+    pub fn new(docs: &[DocSummary]) -> DocumentIndex {
+        let mut analyzer = analyzer();
+        let profiles: Vec<&DocumentProfile> = docs.iter().map(|d| &d.profile).collect();
+        let field = |f: fn(&DocumentProfile) -> &String, weight, a: &mut TextAnalyzer| {
+            Field::new(profiles.iter().map(|p| f(p).clone()), weight, a)
+        };
+        DocumentIndex {
+            docs: docs.iter().map(|d| d.id.clone()).collect(),
+            name: field(|p| &p.name, 1.0, &mut analyzer),
+            period: field(|p| &p.period, 1.0, &mut analyzer),
+            lead: field(|p| &p.lead, LEAD_WEIGHT, &mut analyzer),
+        }
+    }
+
+    /// The index of every document in `store`.
+    pub fn read(store: &dyn StoreRead) -> Result<DocumentIndex> {
+        Ok(DocumentIndex::new(&store.documents()?))
+    }
+
+    /// How many documents it holds.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// True when it holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// The documents `query` is about.
+    pub fn rank(&self, query: &str) -> DocumentRanking {
+        if self.docs.len() < 2 {
+            return DocumentRanking::default();
+        }
+        let terms = query_terms(query);
+        let mut named = vec![0.0f32; self.docs.len()];
+        self.name.score(&terms, &mut named);
+        let mut scores = named.clone();
+        self.period.score(&terms, &mut scores);
+        self.lead.score(&terms, &mut scores);
+        let mut hits: Vec<DocumentHit> = scores
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s > 0.0)
+            .map(|(i, &score)| DocumentHit { doc: self.docs[i].clone(), score, named: named[i] > 0.0 })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.doc.cmp(&b.doc)));
+        DocumentRanking { hits }
+    }
+}
+
+impl DocumentRanking {
+    /// The documents the query names (see the module doc): empty unless the best document's
+    /// name matched, else the named documents within [`SHORTLIST`] of it, at most
+    /// [`MAX_SHORTLIST`].
+    pub fn shortlist(&self) -> &[DocumentHit] {
+        let Some(best) = self.hits.first().filter(|h| h.named) else { return &[] };
+        let n = self
+            .hits
+            .iter()
+            .take(MAX_SHORTLIST)
+            .take_while(|h| h.named && h.score >= SHORTLIST * best.score)
+            .count();
+        &self.hits[..n]
+    }
+
+    /// The rank (from 1) of `doc` in the shortlist.
+    pub fn rank_of(&self, doc: &str) -> Option<usize> {
+        self.shortlist().iter().position(|h| h.doc.as_str() == doc).map(|i| i + 1)
+    }
+}
+
+static FISCAL_YEAR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bFY\s?'?(\d{4}|\d{2})\b").expect("valid pattern"));
+static YEAR_QUARTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:((?:19|20)\d{2})\s?Q([1-4])|Q([1-4])\s?((?:19|20)\d{2}))\b").expect("valid pattern")
+});
+static YEAR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b((?:19|20)\d{2})\b").expect("valid pattern"));
+static CAPITALISED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[A-Z][A-Za-z]*\b(?:\s+[A-Z][A-Za-z]*\b)*").expect("valid pattern"));
+
+/// The terms of `query` the document leg searches (see the module doc).
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut years: Vec<u32> = Vec::new();
+    let mut extra: Vec<String> = Vec::new();
+    for c in FISCAL_YEAR.captures_iter(query) {
+        let y: u32 = c[1].parse().unwrap_or(0);
+        years.push(if y < 100 { 2000 + y } else { y });
+    }
+    for c in YEAR_QUARTER.captures_iter(query) {
+        let (y, q) = match (c.get(1), c.get(2)) {
+            (Some(y), Some(q)) => (y.as_str(), q.as_str()),
+            _ => (&c[4], &c[3]),
+        };
+        years.push(y.parse().unwrap_or(0));
+        extra.push(format!("q{q}"));
+    }
+    years.extend(YEAR.captures_iter(query).filter_map(|c| c[1].parse::<u32>().ok()));
+    for run in CAPITALISED.find_iter(query) {
+        let words: Vec<&str> = run.as_str().split_whitespace().collect();
+        for n in 2..=3 {
+            extra.extend(words.windows(n).map(|w| w.concat().to_lowercase()));
+        }
+    }
+    let latest = years.iter().copied().max();
+    let mut analyzer = analyzer();
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let extra = extra.into_iter().flat_map(|e| terms(&mut analyzer, &e)).collect::<Vec<_>>();
+    for term in terms(&mut analyzer, query).into_iter().chain(extra) {
+        let stale = term_year(&term).is_some_and(|y| Some(y) != latest);
+        if stale || STOP.contains(&term.as_str()) {
+            continue;
+        }
+        if seen.insert(term.clone()) {
+            out.push(term);
+        }
+    }
+    if let Some(y) = latest {
+        for term in [y.to_string(), format!("fy{y}")] {
+            if seen.insert(term.clone()) {
+                out.push(term);
+            }
+        }
+    }
+    out
+}
+
+/// The year a query term names: `2018`, `fy2018` or `fy18`.
+fn term_year(term: &str) -> Option<u32> {
+    let (digits, fiscal) = match term.strip_prefix("fy") {
+        Some(rest) => (rest, true),
+        None => (term, false),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
+    match (digits.len(), fiscal) {
+        (2, true) => Some(2000 + n),
+        (4, _) if (1900..2100).contains(&n) => Some(n),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,87 @@
+use strata_core::{DocId, DocumentProfile, Format};
+use strata_index::DocSummary;
+
+use super::*;
+
+fn summary(id: &str, name: &str, period: &str, lead: &str) -> DocSummary {
+    DocSummary {
+        id: DocId(id.into()),
+        title: name.into(),
+        path: format!("{id}.pdf"),
+        format: Format::Pdf,
+        content_hash: String::new(),
+        pages: 1,
+        nodes: 1,
+        chunks: 1,
+        definitions: 0,
+        references: 0,
+        metadata: Default::default(),
+        profile: DocumentProfile { name: name.into(), period: period.into(), lead: lead.into() },
+    }
+}
+
+fn filings() -> DocumentIndex {
+    DocumentIndex::new(&[
+        summary("mgm18", "MGMRESORTS | MGM RESORTS INTERNATIONAL", "2018 | FY2018 2018 | 10-K", "annual report"),
+        summary("mgm20", "MGMRESORTS | MGM RESORTS INTERNATIONAL | MGM", "2020 | FY2020 2020 | 10-K", "annual report"),
+        summary("fl22", "FOOTLOCKER | Foot Locker, Inc. | FL", "2022 | FY2022 2022 | 8-K", "current report"),
+        summary("amd15", "AMD | ADVANCED MICRO DEVICES, INC.", "2015 | FY2015 2015 | 10-K", "annual report"),
+    ])
+}
+
+fn top(index: &DocumentIndex, query: &str) -> Vec<String> {
+    index.rank(query).shortlist().iter().map(|h| h.doc.to_string()).collect()
+}
+
+#[test]
+fn the_named_company_and_year_come_first() {
+    let index = filings();
+    assert_eq!(top(&index, "What was MGM Resorts' FY2020 revenue?"), ["mgm20"]);
+    assert_eq!(top(&index, "What was MGM's revenue in FY18?"), ["mgm18"]);
+    assert_eq!(top(&index, "How did AMD's gross margin change in 2015?"), ["amd15"]);
+}
+
+#[test]
+fn a_multi_year_question_belongs_to_the_latest_filing() {
+    assert_eq!(top(&filings(), "MGM Resorts average revenue from FY2018 to FY2020?"), ["mgm20"]);
+}
+
+#[test]
+fn glued_file_names_match_a_company_written_in_words() {
+    let index = DocumentIndex::new(&[
+        summary("fl22", "FOOTLOCKER", "2022", ""),
+        summary("ulta", "ULTABEAUTY", "2023", ""),
+    ]);
+    assert_eq!(top(&index, "Did Foot Locker pay a dividend?"), ["fl22"]);
+}
+
+#[test]
+fn a_query_that_names_no_document_has_no_shortlist() {
+    let index = filings();
+    let ranking = index.rank("What drove the reduction in SG&A expense in FY2022?");
+    assert!(!ranking.hits.is_empty(), "the year matches a period");
+    assert!(ranking.shortlist().is_empty(), "but no name: {:?}", ranking.hits);
+    assert!(index.rank("board nominees with votes against").shortlist().is_empty());
+}
+
+#[test]
+fn same_company_filings_share_the_shortlist_when_the_year_does_not_decide() {
+    let shortlist = top(&filings(), "MGM Resorts International casino revenue");
+    assert_eq!(shortlist.len(), 2, "{shortlist:?}");
+    assert!(shortlist.iter().all(|d| d.starts_with("mgm")));
+}
+
+#[test]
+fn one_document_is_never_ranked() {
+    let index = DocumentIndex::new(&[summary("only", "MGM", "2020", "")]);
+    assert!(index.rank("MGM 2020").hits.is_empty());
+}
+
+#[test]
+fn query_terms_normalise_years_and_drop_stop_words() {
+    assert_eq!(query_terms("What is the FY 18 capex of 3M?"), ["18", "capex", "3m", "2018", "fy2018"]);
+    assert_eq!(query_terms("2023Q1 results"), ["2023q1", "result", "q1", "2023", "fy2023"]);
+    assert!(query_terms("Foot Locker dividends").contains(&"footlock".to_string()));
+    let terms = query_terms("FY2019 and FY2021 capex");
+    assert!(terms.contains(&"fy2021".to_string()) && !terms.contains(&"fy2019".to_string()), "{terms:?}");
+}
