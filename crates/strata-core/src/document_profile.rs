@@ -6,10 +6,11 @@
 //! three fields, which the document leg scores apart: mixed into one text, the first pages'
 //! words drown the name (measured in `bench/research/doc-leg/`).
 //!
-//! - `name`: who or what the document is: the issuer and ticker of its identity (else its
-//!   title), the words of its file name, and metadata that names (`company`, `title`, …);
+//! - `name`: who or what the document is, as names separated by ` | `: the issuer and ticker
+//!   of its identity (else its title), the words of its file name, and metadata that names
+//!   (`company`, `title`, …);
 //! - `period`: when and which form: form, period, quarter, `FY2018 2018` per fiscal year, the
-//!   numbers of its title and file name, and metadata that dates (`year`, `date`, …);
+//!   words with digits of its title and file name, and metadata that dates (`year`, `date`, …);
 //! - `lead`: the titles of its top sections, its first words ([`Document::lead`]) and the
 //!   rest of its metadata.
 
@@ -56,14 +57,17 @@ impl DocumentProfile {
         let stem = file.rsplit_once('.').map(|(s, _)| s).unwrap_or(file);
         let named = doc.metadata.get("issuer").and_then(|v| v.as_str()).is_some_and(|s| !s.trim().is_empty());
         // The title of a document with an identity is made of it (or is the file's own,
-        // often a converter's "Form 10-K for … filed …"): its numbers date, its words name.
+        // often a converter's "Form 10-K for … filed …"). Words with digits date; the other
+        // words are one name (`state_of_the_union` is "state of the union", not "state").
         let mut split = |text: &str| {
+            let mut words = Vec::new();
             for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
-                match word.chars().all(|c| c.is_ascii_digit()) {
+                match word.chars().any(|c| c.is_ascii_digit()) {
                     true => period.push(word.to_string()),
-                    false => name.push(word.to_string()),
+                    false => words.push(word),
                 }
             }
+            name.push(words.join(" "));
         };
         if !named {
             split(&doc.title);
@@ -147,8 +151,8 @@ mod tests {
                 "period": "fiscal year ended December 31, 2017", "fiscal_years": [2017]}),
         );
         let p = DocumentProfile::of(&d);
-        assert_eq!(p.name, "AMAZON | 10K | AMAZON.COM, INC. | AMZN");
-        assert!(p.period.starts_with("2017 | FY2017 2017 | 10-K | fiscal year ended"), "{}", p.period);
+        assert_eq!(p.name, "AMAZON | AMAZON.COM, INC. | AMZN");
+        assert!(p.period.starts_with("2017 | 10K | FY2017 2017 | 10-K | fiscal year ended"), "{}", p.period);
         assert!(!p.name.contains("fiscal"), "the identity title's period words do not name: {}", p.name);
         assert_eq!(p.lead, "UNITED STATES SECURITIES AND EXCHANGE COMMISSION");
     }
@@ -157,8 +161,8 @@ mod tests {
     fn without_an_identity_the_title_names_the_document() {
         let d = doc("docs/rfc9110.txt", "HTTP Semantics (2022)", serde_json::json!({"tags": ["http"]}));
         let p = DocumentProfile::of(&d);
-        assert_eq!(p.name, "HTTP | Semantics | rfc9110");
-        assert_eq!(p.period, "2022");
+        assert_eq!(p.name, "HTTP Semantics");
+        assert_eq!(p.period, "2022 | rfc9110");
         assert!(p.lead.starts_with("http | "), "other metadata goes to the lead: {}", p.lead);
     }
 

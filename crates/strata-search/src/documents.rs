@@ -11,8 +11,11 @@
 //! only the latest counts (a FY2020 report covers FY2018 to FY2020); adjacent capitalised
 //! words are also glued (`Foot Locker` → `footlocker`, as file names write them).
 //!
-//! A ranking is **named** when the best document's `name` field matches a query term. Only a
-//! named ranking has a [`DocumentRanking::shortlist`]: the named documents scoring at least
+//! A document is **named** by a query that holds every word of one of its names (the
+//! ` | `-separated parts of its `name` field, less stop words and corporate suffixes:
+//! "Foot Locker", "JNJ", "Coca-Cola"): a single shared word ("state" of
+//! `state_of_the_union`) does not name a document. Only a ranking whose best document is
+//! named has a [`DocumentRanking::shortlist`]: the named documents scoring at least
 //! [`SHORTLIST`] of the best (one filing, or a company's filings of the same period). The
 //! retrieve stage searches the shortlist deeper and fusion adds each shortlisted document's
 //! term to its chunks; a query that names no document leaves the ranking alone.
@@ -95,10 +98,18 @@ impl Field {
     }
 }
 
+/// Words a company's name may omit.
+const SUFFIXES: &[&str] = &[
+    "ag", "co", "compani", "company", "corp", "corpor", "corporation", "group", "hold", "holdings", "inc",
+    "incorpor", "limit", "limited", "llc", "lp", "ltd", "nv", "plc", "sa",
+];
+
 /// The document profiles of one commit, searchable.
 #[derive(Debug, Default)]
 pub struct DocumentIndex {
     docs: Vec<DocId>,
+    /// Each document's names, each as its distinctive terms.
+    names: Vec<Vec<Vec<String>>>,
     name: Field,
     period: Field,
     lead: Field,
@@ -130,8 +141,19 @@ impl DocumentIndex {
         let field = |f: fn(&DocumentProfile) -> &String, weight, a: &mut TextAnalyzer| {
             Field::new(profiles.iter().map(|p| f(p).clone()), weight, a)
         };
+        let names = profiles
+            .iter()
+            .map(|p| {
+                p.name
+                    .split('|')
+                    .map(|n| distinctive(&mut analyzer, n))
+                    .filter(|n| !n.is_empty())
+                    .collect()
+            })
+            .collect();
         DocumentIndex {
             docs: docs.iter().map(|d| d.id.clone()).collect(),
+            names,
             name: field(|p| &p.name, 1.0, &mut analyzer),
             period: field(|p| &p.period, 1.0, &mut analyzer),
             lead: field(|p| &p.lead, LEAD_WEIGHT, &mut analyzer),
@@ -159,16 +181,17 @@ impl DocumentIndex {
             return DocumentRanking::default();
         }
         let terms = query_terms(query);
-        let mut named = vec![0.0f32; self.docs.len()];
-        self.name.score(&terms, &mut named);
-        let mut scores = named.clone();
+        let asked: HashSet<&str> = terms.iter().map(String::as_str).collect();
+        let mut scores = vec![0.0f32; self.docs.len()];
+        self.name.score(&terms, &mut scores);
         self.period.score(&terms, &mut scores);
         self.lead.score(&terms, &mut scores);
+        let named = |i: usize| self.names[i].iter().any(|n| n.iter().all(|t| asked.contains(t.as_str())));
         let mut hits: Vec<DocumentHit> = scores
             .iter()
             .enumerate()
             .filter(|(_, &s)| s > 0.0)
-            .map(|(i, &score)| DocumentHit { doc: self.docs[i].clone(), score, named: named[i] > 0.0 })
+            .map(|(i, &score)| DocumentHit { doc: self.docs[i].clone(), score, named: named(i) })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.doc.cmp(&b.doc)));
         DocumentRanking { hits }
@@ -249,6 +272,18 @@ pub fn query_terms(query: &str) -> Vec<String> {
             }
         }
     }
+    out
+}
+
+/// The terms of a name that a query must hold to name it: stop words and corporate
+/// suffixes dropped.
+fn distinctive(analyzer: &mut TextAnalyzer, name: &str) -> Vec<String> {
+    let mut out: Vec<String> = terms(analyzer, name)
+        .into_iter()
+        .filter(|t| !STOP.contains(&t.as_str()) && !SUFFIXES.contains(&t.as_str()))
+        .collect();
+    out.sort();
+    out.dedup();
     out
 }
 
