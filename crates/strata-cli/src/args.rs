@@ -51,6 +51,12 @@ pub enum Command {
         /// the contexts would take; write nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Metadata for every document of this ingest, `key=value` (repeatable): shown by
+        /// `strata docs`, and names and dates (company, title, year, …) help search find
+        /// the document. A sidecar `NAME.meta.json` beside a file goes over it. A file already
+        /// indexed and unchanged keeps its metadata unless --force.
+        #[arg(long = "meta", value_name = "KEY=VALUE")]
+        meta: Vec<String>,
     },
     /// Search the index.
     Search {

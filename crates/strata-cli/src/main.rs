@@ -91,12 +91,21 @@ fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T)) -> Result<(
 fn run(cli: Cli) -> Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
-        Command::Ingest { paths, force, quiet, contextualize, dry_run } => {
+        Command::Ingest { paths, force, quiet, contextualize, dry_run, meta } => {
             let progress = !quiet && !cli.json && std::io::stderr().is_terminal();
             let mut config = config;
             if let Some(kind) = contextualize {
                 config.context.kind = parse_in(&kind, "--contextualize")?;
                 config.validate("--contextualize")?;
+            }
+            for entry in &meta {
+                let Some((key, value)) = entry.split_once('=') else {
+                    anyhow::bail!("--meta {entry:?} is not KEY=VALUE; write it as --meta company=Acme");
+                };
+                config.ingest.metadata.insert(key.trim().to_string(), value.trim().to_string());
+            }
+            if !meta.is_empty() {
+                config.validate("--meta")?;
             }
             if dry_run {
                 let estimate = estimate::estimate(&config, &cli.index, &paths)?;

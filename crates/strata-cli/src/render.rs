@@ -270,5 +270,16 @@ pub fn docs(docs: &[DocSummary]) {
             d.references,
             d.path
         );
+        let shown: Vec<String> = d
+            .metadata
+            .iter()
+            .map(|(k, v)| match v {
+                serde_json::Value::String(s) => format!("{k}: {s}"),
+                other => format!("{k}: {other}"),
+            })
+            .collect();
+        if !shown.is_empty() {
+            println!("    {}", shown.join("; "));
+        }
     }
 }

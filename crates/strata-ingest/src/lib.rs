@@ -17,6 +17,7 @@ pub mod chunk;
 pub mod context;
 pub mod enrich;
 pub mod identity;
+pub mod metadata;
 pub mod pipeline;
 pub mod read;
 pub mod sentence;

@@ -1,5 +1,6 @@
 //! The ingest stages in order for one file: read → tree → chunk → enrich.
 
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
@@ -20,6 +21,7 @@ pub type Ingested = DocumentRecord;
 pub struct Pipeline {
     chunker: Chunker,
     max_file_bytes: u64,
+    metadata: BTreeMap<String, String>,
 }
 
 impl Pipeline {
@@ -34,6 +36,7 @@ impl Pipeline {
         Pipeline {
             chunker: Chunker::new(tokenizer, &config.chunk),
             max_file_bytes: config.ingest.max_file_bytes,
+            metadata: config.ingest.metadata.clone(),
         }
     }
 
@@ -120,8 +123,9 @@ impl Pipeline {
         for (key, value) in identity.metadata() {
             metadata.entry(key.to_string()).or_insert(value);
         }
-        let title = parsed
-            .title
+        let given_title = crate::metadata::apply(&mut metadata, &self.metadata, Path::new(&path))?;
+        let title = given_title
+            .or(parsed.title)
             .filter(|t| !title_is_placeholder(t))
             .or_else(|| identity.title())
             .unwrap_or_else(|| file_stem(&path));

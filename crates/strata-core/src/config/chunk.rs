@@ -42,11 +42,16 @@ pub struct IngestConfig {
     /// Documents written between two commits. A crash loses at most the documents since the
     /// last commit; re-running ingest completes the job. Default 64.
     pub commit_every: usize,
+    /// Metadata given to every document of an ingest (`strata ingest --meta key=value`), over
+    /// what the file says of itself and under its sidecar (`NAME.meta.json`). Shown by
+    /// `strata docs`; names and dates feed the document leg.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metadata: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for IngestConfig {
     fn default() -> Self {
-        IngestConfig { max_file_bytes: 64 * 1024 * 1024, commit_every: 64 }
+        IngestConfig { max_file_bytes: 64 * 1024 * 1024, commit_every: 64, metadata: Default::default() }
     }
 }
 
@@ -69,6 +74,11 @@ impl ChunkConfig {
     }
 }
 
+/// Whether `key` can name a metadata entry: 1 to 64 ASCII letters, digits, `_`, `-`, `.`.
+pub fn valid_meta_key(key: &str) -> bool {
+    (1..=64).contains(&key.len()) && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+}
+
 impl IngestConfig {
     /// Checks every value; the error names the key, the value and `origin`.
     pub fn validate(&self, origin: &str) -> Result<()> {
@@ -77,6 +87,11 @@ impl IngestConfig {
         }
         if self.commit_every == 0 {
             return Err(Error::user(format!("ingest.commit_every must be at least 1, got 0 ({origin})")));
+        }
+        if let Some(key) = self.metadata.keys().find(|k| !valid_meta_key(k)) {
+            return Err(Error::user(format!(
+                "ingest.metadata key {key:?} must be 1 to 64 letters, digits, '_', '-' or '.' ({origin})"
+            )));
         }
         Ok(())
     }

@@ -28,7 +28,7 @@ mod search;
 mod serve;
 mod store;
 
-pub use chunk::{ChunkConfig, IngestConfig, TokenizerConfig};
+pub use chunk::{valid_meta_key, ChunkConfig, IngestConfig, TokenizerConfig};
 pub use context::{ContextConfig, ContextKind, CONTEXT_KINDS};
 pub use dense::{AuthHeader, DenseConfig, DenseHttpConfig, DensePrecision, DenseProvider};
 pub use models::{ChatConfig, Price, CHAT_PROVIDERS};
