@@ -210,7 +210,9 @@ pub struct EvalArgs {
     #[arg(long, default_value = "test")]
     pub split: String,
     /// Strategies to run, comma-separated: keyword, exact, dense, hybrid, hierarchical; add
-    /// `+rerank` to rerank one (`hybrid+rerank`) with the reranker of `--rerank` / `[rerank]`.
+    /// `+rerank` to rerank one (`hybrid+rerank`) with the reranker of `--rerank` / `[rerank]`,
+    /// and `@key=value` to change a search setting for it (`hybrid@dense=2`,
+    /// `hybrid@fusion=weighted`, `hybrid@documents=0`: leg weights, fusion, rrf_k, document_k).
     #[arg(long, value_delimiter = ',', default_value = "keyword,dense,hybrid,hierarchical")]
     pub strategies: Vec<String>,
     /// The reranker of `+rerank` strategies (cross-encoder, cohere, jina, voyage, anthropic,

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use serde::Serialize;
+use strata_core::config::SearchConfig;
 use strata_core::{Config, DocId, Error, Result};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
-use strata_search::{Mode, SearchHit, SearchRequest, Searcher};
+use strata_search::{Catalog, Mode, SearchHit, SearchRequest, Searcher};
 
 use crate::dataset::{Dataset, Published};
 use crate::ingest::{self, IndexedSet, IngestConfig, IngestStats};
@@ -27,18 +28,65 @@ pub struct Strategy {
     /// Whether the run's reranker reorders the top fused candidates.
     #[serde(skip)]
     pub rerank: bool,
+    /// Search settings this strategy changes (`hybrid@dense=2@fusion=weighted`), as
+    /// `(key, value)`: a leg's weight (`keyword`, `exact`, `dense`, `sections`,
+    /// `documents`), `fusion`, `rrf_k` or `document_k`.
+    #[serde(skip)]
+    pub settings: Vec<(String, String)>,
 }
 
 impl Strategy {
-    /// Parses a strategy name: a mode, with `+rerank` to rerank it.
+    /// Parses a strategy name: a mode, with `+rerank` to rerank it, then any `@key=value`
+    /// settings (`hybrid@dense=2`, `hybrid+rerank@fusion=weighted`).
     pub fn parse(s: &str) -> Result<Strategy> {
         let name = s.trim().to_string();
-        let (mode, rerank) = match name.strip_suffix("+rerank") {
+        let mut parts = name.split('@');
+        let head = parts.next().unwrap_or_default();
+        let (mode, rerank) = match head.strip_suffix("+rerank") {
             Some(mode) => (mode, true),
-            None => (name.as_str(), false),
+            None => (head, false),
         };
         let mode = Mode::parse(mode)?;
-        Ok(Strategy { name, mode, rerank })
+        let settings = parts
+            .map(|p| match p.split_once('=') {
+                Some((k, v)) => Ok((k.trim().to_string(), v.trim().to_string())),
+                None => Err(Error::user(format!("strategy {name:?}: {p:?} is not KEY=VALUE (hybrid@dense=2)"))),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let strategy = Strategy { name, mode, rerank, settings };
+        strategy.search_config(&SearchConfig::default())?;
+        Ok(strategy)
+    }
+
+    /// `base` with this strategy's settings.
+    pub fn search_config(&self, base: &SearchConfig) -> Result<SearchConfig> {
+        let mut c = base.clone();
+        for (key, value) in &self.settings {
+            let number = || {
+                value.parse::<f64>().map_err(|_| {
+                    Error::user(format!("strategy {:?}: {key} takes a number, got {value:?}", self.name))
+                })
+            };
+            match key.as_str() {
+                "keyword" => c.weights.keyword = number()?,
+                "exact" => c.weights.exact = number()?,
+                "dense" => c.weights.dense = number()?,
+                "sections" => c.weights.sections = number()?,
+                "documents" => c.weights.documents = number()?,
+                "rrf_k" => c.rrf_k = number()?,
+                "document_k" => c.document_k = number()?,
+                "fusion" => c.fusion = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?,
+                _ => {
+                    return Err(Error::user(format!(
+                        "strategy {:?}: unknown setting {key:?}; use keyword, exact, dense, sections, documents, \
+                         fusion, rrf_k or document_k",
+                        self.name
+                    )))
+                }
+            }
+        }
+        c.validate(&format!("strategy {:?}", self.name))?;
+        Ok(c)
     }
 }
 
@@ -239,16 +287,18 @@ pub fn run(
         let golds: Vec<judge::ResolvedGold> =
             queries.iter().map(|q| judge::resolve(q, &set, &doc_number)).collect();
         report.unresolved_gold.insert(label.clone(), golds.iter().map(|g| g.unresolved).sum());
-        let searcher = Searcher::new(set.store.as_ref(), config.search.clone())?;
-        let searcher = match embedder {
-            Some(e) if set.has_vectors() => searcher.with_embedder(e)?,
-            _ => searcher,
-        };
-        let searcher = match reranker {
-            Some(r) => searcher.with_reranker(r, config.rerank.candidates),
-            None => searcher,
-        };
+        let catalog = Catalog::read(set.store.as_ref())?;
         for strategy in &grid.strategies {
+            let search = strategy.search_config(&config.search)?;
+            let searcher = Searcher::with_catalog(set.store.as_ref(), search, catalog.clone());
+            let searcher = match embedder {
+                Some(e) if set.has_vectors() => searcher.with_embedder(e)?,
+                _ => searcher,
+            };
+            let searcher = match reranker {
+                Some(r) => searcher.with_reranker(r, config.rerank.candidates),
+                None => searcher,
+            };
             progress.phase(&format!("{label} · {}", strategy.name), queries.len() as u64);
             let row = run_strategy(&searcher, strategy, queries, &golds, &set, &doc_number, max_k, progress);
             report.rows.push(Row { ingest: label.clone(), ..row });
@@ -334,5 +384,24 @@ fn tally(row: &mut Row, sums: &mut BTreeMap<String, (f64, usize)>, scores: Vec<(
         let entry = sums.entry(name).or_insert((0.0, 0));
         entry.0 += value;
         entry.1 += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_strategy_changes_the_search_settings_it_names() {
+        let s = Strategy::parse("hybrid+rerank@dense=2@fusion=weighted@documents=0").unwrap();
+        assert_eq!((s.mode, s.rerank), (Mode::Hybrid, true));
+        let c = s.search_config(&SearchConfig::default()).unwrap();
+        assert_eq!((c.weights.dense, c.weights.documents), (2.0, 0.0));
+        assert_eq!(c.fusion, strata_core::config::FusionKind::Weighted);
+        assert_eq!(Strategy::parse("hybrid").unwrap().search_config(&SearchConfig::default()).unwrap(), SearchConfig::default());
+        for (bad, says) in [("hybrid@dense", "KEY=VALUE"), ("hybrid@dense=x", "takes a number"), ("hybrid@speed=1", "unknown setting"), ("hybrid@dense=-1", ">= 0")] {
+            let err = Strategy::parse(bad).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
     }
 }
