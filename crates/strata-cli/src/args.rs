@@ -71,6 +71,10 @@ pub enum Command {
         /// Only this document (id or part of its path), or one subtree as DOC#NODE.
         #[arg(long)]
         doc: Option<String>,
+        /// Only documents whose metadata has this value, `key=value` (repeatable, all must
+        /// hold; case-insensitive). `strata docs` lists each document's metadata.
+        #[arg(long = "where", value_name = "KEY=VALUE")]
+        r#where: Vec<String>,
         /// Only chunks of this kind (content, definition, requirement, table, code, list).
         #[arg(long)]
         kind: Option<String>,

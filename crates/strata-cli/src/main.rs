@@ -134,6 +134,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             mode,
             k,
             doc,
+            r#where,
             kind,
             page_range,
             budget,
@@ -168,6 +169,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 mode,
                 k,
                 doc,
+                conditions: conditions(&r#where)?,
                 kind,
                 page_range,
                 budget,
@@ -273,4 +275,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `--where key=value` flags as conditions.
+fn conditions(flags: &[String]) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    flags
+        .iter()
+        .map(|f| match f.split_once('=') {
+            Some((k, v)) => Ok((k.trim().to_string(), v.trim().to_string())),
+            None => anyhow::bail!("--where {f:?} is not KEY=VALUE; write it as --where company=Acme"),
+        })
+        .collect()
 }

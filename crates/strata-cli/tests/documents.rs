@@ -47,6 +47,22 @@ fn metadata_from_meta_and_sidecars_is_listed_and_names_documents() {
     }
     let r = json(&index, &["search", "revenue growth next year", "--mode", "hybrid"]);
     assert!(r["hits"].as_array().unwrap().iter().all(|h| h.get("document_rank").is_none()), "no name, no lift: {r:#}");
+
+    // --where keeps the documents whose metadata holds every condition, in every mode.
+    for mode in ["hybrid", "keyword", "hierarchical", "exact"] {
+        let r = json(&index, &["search", "revenue \"dividend\"", "--mode", mode, "--where", "company=globex corporation"]);
+        let hits = r["hits"].as_array().unwrap();
+        assert!(!hits.is_empty() || mode == "exact", "{mode}: {r:#}");
+        assert!(hits.iter().all(|h| h["source_path"].as_str().unwrap().ends_with("report-b.md")), "{mode}: {r:#}");
+    }
+    let both = json(&index, &["search", "revenue", "--mode", "keyword", "-k", "20"]);
+    let initech = json(&index, &["search", "revenue", "--mode", "keyword", "-k", "20", "--where", "year=2020"]);
+    assert!(initech["hits"].as_array().unwrap().len() < both["hits"].as_array().unwrap().len());
+    let out = strata(&index, &["search", "revenue", "--where", "company=Hooli"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no document has company=Hooli"));
+    let out = strata(&index, &["search", "revenue", "--where", "company"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--where company=Acme"));
 }
 
 #[test]

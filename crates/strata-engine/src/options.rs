@@ -2,7 +2,10 @@
 //! and the MCP `search` tool all become a [`SearchOptions`], and one function turns it into
 //! the library's [`SearchRequest`] against the index's documents.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+use strata_core::config::valid_meta_key;
 use strata_core::{ChunkKind, Config, Error, Result};
 use strata_index::{Filter, StoreRead};
 use strata_search::{navigate, Expand, Mode, Order, SearchRequest};
@@ -26,6 +29,10 @@ pub struct SearchOptions {
     /// Only this document (id or part of its path), or one subtree as `DOC#NODE`.
     #[serde(default)]
     pub doc: Option<String>,
+    /// Only documents whose metadata has these values (`{"company": "Acme", "year": "2024"}`;
+    /// case-insensitive, all must hold). `strata docs` lists each document's metadata.
+    #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
+    pub conditions: BTreeMap<String, String>,
     /// Only chunks of this kind: content, definition, requirement, table, code, list.
     #[serde(default)]
     pub kind: Option<String>,
@@ -103,6 +110,12 @@ impl SearchOptions {
             );
         }
         let mut request = SearchRequest::new(self.query.clone(), mode, k).with_filter(filter);
+        if let Some(key) = self.conditions.keys().find(|k| !valid_meta_key(k)) {
+            return Err(Error::user(format!(
+                "where: {key:?} is not a metadata key (1 to 64 letters, digits, '_', '-', '.'); write --where company=Acme"
+            )));
+        }
+        request.conditions = self.conditions.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
         request.expand = Expand::from_config(&config.search);
         if let Some(n) = self.pages.filter(|&n| n > MAX_PAGES_AROUND) {
             return Err(Error::user(format!("pages must be between 0 and {MAX_PAGES_AROUND}, got {n}")));

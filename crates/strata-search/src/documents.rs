@@ -23,15 +23,17 @@
 //! The index lives in memory, built once per commit from [`StoreRead::documents`] (a few
 //! hundred terms per document).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde_json::Value;
 use strata_core::{DocId, DocumentProfile, Result};
 use strata_index::{DocSummary, StoreRead};
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::highlight::{analyzer, terms};
+use crate::within::holds;
 
 /// The weight of the `lead` field against `name` and `period`.
 pub const LEAD_WEIGHT: f32 = 0.1;
@@ -110,6 +112,8 @@ pub struct DocumentIndex {
     docs: Vec<DocId>,
     /// Each document's names, each as its distinctive terms.
     names: Vec<Vec<Vec<String>>>,
+    /// Each document's metadata, for `--where`.
+    metadata: Vec<BTreeMap<String, Value>>,
     name: Field,
     period: Field,
     lead: Field,
@@ -154,6 +158,7 @@ impl DocumentIndex {
         DocumentIndex {
             docs: docs.iter().map(|d| d.id.clone()).collect(),
             names,
+            metadata: docs.iter().map(|d| d.metadata.clone()).collect(),
             name: field(|p| &p.name, 1.0, &mut analyzer),
             period: field(|p| &p.period, 1.0, &mut analyzer),
             lead: field(|p| &p.lead, LEAD_WEIGHT, &mut analyzer),
@@ -173,6 +178,13 @@ impl DocumentIndex {
     /// True when it holds no document.
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty()
+    }
+
+    /// The documents whose metadata meets every `(key, value)` condition
+    /// ([`crate::within::holds`]).
+    pub fn matching(&self, conditions: &[(String, String)]) -> Vec<DocId> {
+        let meets = |m: &BTreeMap<String, Value>| conditions.iter().all(|(k, v)| holds(m, k, v));
+        self.docs.iter().zip(&self.metadata).filter(|(_, m)| meets(m)).map(|(d, _)| d.clone()).collect()
     }
 
     /// The documents `query` is about.

@@ -226,10 +226,10 @@ fn accumulate(
 
 /// The fusion `[search] fusion` names: `rrf` (with constants `rrf_k` and `document_k`) or
 /// `weighted`.
-pub fn fusion(config: &SearchConfig) -> Box<dyn Fusion + Send + Sync> {
+pub fn fusion(config: &SearchConfig) -> std::sync::Arc<dyn Fusion + Send + Sync> {
     match config.fusion {
-        FusionKind::Weighted => Box::new(WeightedScore),
-        FusionKind::Rrf => Box::new(Rrf { k: config.rrf_k, document_k: config.document_k }),
+        FusionKind::Weighted => std::sync::Arc::new(WeightedScore),
+        FusionKind::Rrf => std::sync::Arc::new(Rrf { k: config.rrf_k, document_k: config.document_k }),
     }
 }
 

@@ -49,6 +49,7 @@ pub mod rerank;
 pub mod response;
 pub mod retrieve;
 pub mod search;
+pub mod within;
 
 pub use request::{Expand, Mode, Order, SearchRequest};
 pub use response::{

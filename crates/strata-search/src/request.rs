@@ -69,6 +69,8 @@ pub struct SearchRequest {
     pub k: usize,
     /// Restrictions.
     pub filter: Filter,
+    /// Metadata conditions (`--where key=value`): only documents that meet all of them.
+    pub conditions: Vec<(String, String)>,
     /// Expansion after fusion.
     pub expand: Expand,
     /// Tokens of the assembled context; `None` assembles none.
@@ -88,6 +90,7 @@ impl SearchRequest {
             mode,
             k,
             filter: Filter::default(),
+            conditions: Vec::new(),
             expand: Expand::from_config(&config),
             budget: Some(config.budget),
             order: Order::default(),

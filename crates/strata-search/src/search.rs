@@ -24,6 +24,7 @@ use crate::plan::Plan;
 use crate::request::{Mode, SearchRequest};
 use crate::response::{SearchResponse, Timings};
 use crate::retrieve::{ms_since, timed, Legs, LEG_DEPTH};
+use crate::within::Within;
 use crate::{assemble, fetch, hierarchy, highlight, rerank};
 
 /// What a searcher reads from its store once (a server: once per commit): the defined terms
@@ -53,7 +54,7 @@ pub struct Searcher<'s> {
     catalog: Catalog,
     embedder: Option<&'s dyn Embedder>,
     tokenizer: Option<Arc<dyn Tokenizer>>,
-    fusion: Box<dyn Fusion + Send + Sync>,
+    fusion: Arc<dyn Fusion + Send + Sync>,
     reranker: Option<(&'s dyn Reranker, usize)>,
 }
 
@@ -141,8 +142,39 @@ impl<'s> Searcher<'s> {
     /// Runs one search.
     #[tracing::instrument(name = "search", skip_all, fields(query = %req.query, mode = ?req.mode, k = req.k))]
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
-        let started = Instant::now();
         req.validate()?;
+        if req.conditions.is_empty() {
+            return self.run(req);
+        }
+        let docs = self.catalog.documents.matching(&req.conditions);
+        if docs.is_empty() {
+            let asked: Vec<String> = req.conditions.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            return Err(Error::user(format!(
+                "no document has {}; `strata docs` lists each document's metadata",
+                asked.join(" and ")
+            )));
+        }
+        let within = Within::new(self.store, docs);
+        let narrowed = Searcher { store: &within, ..self.clone_settings() };
+        narrowed.run(&SearchRequest { conditions: Vec::new(), ..req.clone() })
+    }
+
+    /// Everything but the store.
+    fn clone_settings(&self) -> Searcher<'s> {
+        Searcher {
+            store: self.store,
+            config: self.config.clone(),
+            catalog: self.catalog.clone(),
+            embedder: self.embedder,
+            tokenizer: self.tokenizer.clone(),
+            fusion: self.fusion.clone(),
+            reranker: self.reranker,
+        }
+    }
+
+    /// Runs the stages of one checked search.
+    fn run(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let started = Instant::now();
         let mut timings = Timings::default();
         let (plan, plan_ms) = timed(|| Plan::read(&req.query, &self.catalog.defined_terms));
         timings.plan = plan_ms;

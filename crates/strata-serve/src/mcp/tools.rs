@@ -26,6 +26,10 @@ pub struct SearchArgs {
     /// Only this document (id from list_documents, or part of its path); DOC#NODE for one
     /// section and its subsections.
     pub doc: Option<String>,
+    /// Only documents whose metadata has these values, e.g. {"company": "Acme", "year":
+    /// "2024"} (list_documents shows each document's metadata).
+    #[serde(default, rename = "where")]
+    pub conditions: Option<std::collections::BTreeMap<String, String>>,
     /// Tokens of the returned context (default 4000).
     pub budget: Option<usize>,
 }
@@ -116,6 +120,7 @@ impl Strata {
                 mode: args.mode,
                 k: args.k,
                 doc: args.doc,
+                conditions: args.conditions.unwrap_or_default(),
                 budget: args.budget,
                 ..SearchOptions::default()
             };
