@@ -10,7 +10,8 @@ use common::{json, strata};
 /// Two companies' reports that say the same things in the same words: only their names,
 /// given as metadata, tell them apart.
 fn reports(dir: &std::path::Path) -> (String, String) {
-    let body = "# Annual report\n\n## Results\n\nRevenue grew by eight percent and the dividend was raised.\n\n\
+    let body =
+        "# Annual report\n\n## Results\n\nRevenue grew by eight percent and the dividend was raised.\n\n\
                 ## Outlook\n\nWe expect revenue to keep growing next year.\n";
     let a = dir.join("report-a.md");
     let b = dir.join("report-b.md");
@@ -25,7 +26,10 @@ fn metadata_from_meta_and_sidecars_is_listed_and_names_documents() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
     let (a, b) = reports(dir.path());
-    assert_eq!(json(&index, &["ingest", &a, "--meta", "company=Initech", "--meta", "year=2020"])["ingested"], 1);
+    assert_eq!(
+        json(&index, &["ingest", &a, "--meta", "company=Initech", "--meta", "year=2020"])["ingested"],
+        1
+    );
     assert_eq!(json(&index, &["ingest", &b])["ingested"], 1);
 
     let docs = json(&index, &["docs"]);
@@ -37,7 +41,9 @@ fn metadata_from_meta_and_sidecars_is_listed_and_names_documents() {
     let listed = String::from_utf8(strata(&index, &["docs"]).stdout).unwrap();
     assert!(listed.contains("company: Globex Corporation; year: 2021"), "{listed}");
 
-    for (query, want) in [("How much did Globex raise the dividend?", "report-b"), ("Initech revenue growth", "report-a")] {
+    for (query, want) in
+        [("How much did Globex raise the dividend?", "report-b"), ("Initech revenue growth", "report-a")]
+    {
         let r = json(&index, &["search", query, "--mode", "hybrid"]);
         let top = &r["hits"][0];
         assert!(top["source_path"].as_str().unwrap().ends_with(&format!("{want}.md")), "{query}: {r:#}");
@@ -46,17 +52,27 @@ fn metadata_from_meta_and_sidecars_is_listed_and_names_documents() {
         assert!(r["timings"]["documents"].is_number());
     }
     let r = json(&index, &["search", "revenue growth next year", "--mode", "hybrid"]);
-    assert!(r["hits"].as_array().unwrap().iter().all(|h| h.get("document_rank").is_none()), "no name, no lift: {r:#}");
+    assert!(
+        r["hits"].as_array().unwrap().iter().all(|h| h.get("document_rank").is_none()),
+        "no name, no lift: {r:#}"
+    );
 
     // --where keeps the documents whose metadata holds every condition, in every mode.
     for mode in ["hybrid", "keyword", "hierarchical", "exact"] {
-        let r = json(&index, &["search", "revenue \"dividend\"", "--mode", mode, "--where", "company=globex corporation"]);
+        let r = json(
+            &index,
+            &["search", "revenue \"dividend\"", "--mode", mode, "--where", "company=globex corporation"],
+        );
         let hits = r["hits"].as_array().unwrap();
         assert!(!hits.is_empty() || mode == "exact", "{mode}: {r:#}");
-        assert!(hits.iter().all(|h| h["source_path"].as_str().unwrap().ends_with("report-b.md")), "{mode}: {r:#}");
+        assert!(
+            hits.iter().all(|h| h["source_path"].as_str().unwrap().ends_with("report-b.md")),
+            "{mode}: {r:#}"
+        );
     }
     let both = json(&index, &["search", "revenue", "--mode", "keyword", "-k", "20"]);
-    let initech = json(&index, &["search", "revenue", "--mode", "keyword", "-k", "20", "--where", "year=2020"]);
+    let initech =
+        json(&index, &["search", "revenue", "--mode", "keyword", "-k", "20", "--where", "year=2020"]);
     assert!(initech["hits"].as_array().unwrap().len() < both["hits"].as_array().unwrap().len());
     let out = strata(&index, &["search", "revenue", "--where", "company=Hooli"]);
     assert!(!out.status.success());

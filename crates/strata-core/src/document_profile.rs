@@ -79,7 +79,9 @@ impl DocumentProfile {
                 serde_json::Value::Number(n) => vec![n.to_string()],
                 serde_json::Value::Array(a) => a
                     .iter()
-                    .filter_map(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string())))
+                    .filter_map(|v| {
+                        v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string()))
+                    })
                     .collect(),
                 _ => Vec::new(),
             };
@@ -100,7 +102,9 @@ impl DocumentProfile {
         let top = root.into_iter().flat_map(|r| r.children.iter()).filter_map(|c| doc.tree.get(*c));
         lead.extend(top.take(TOP_HEADINGS).map(|n| n.title.clone()));
         lead.push(doc.lead.clone());
-        let join = |parts: Vec<String>| parts.into_iter().filter(|p| !p.trim().is_empty()).collect::<Vec<_>>().join(" | ");
+        let join = |parts: Vec<String>| {
+            parts.into_iter().filter(|p| !p.trim().is_empty()).collect::<Vec<_>>().join(" | ")
+        };
         DocumentProfile { name: join(name), period: join(period), lead: join(lead) }
     }
 
@@ -130,7 +134,13 @@ mod tests {
     fn doc(path: &str, title: &str, metadata: serde_json::Value) -> Document {
         Document {
             id: DocId("d".into()),
-            source: Source { path: path.into(), format: Format::Pdf, content_hash: String::new(), size: 0, mtime: None },
+            source: Source {
+                path: path.into(),
+                format: Format::Pdf,
+                content_hash: String::new(),
+                size: 0,
+                mtime: None,
+            },
             title: title.into(),
             text: String::new(),
             pages: Vec::new(),

@@ -50,7 +50,9 @@ impl Strategy {
         let settings = parts
             .map(|p| match p.split_once('=') {
                 Some((k, v)) => Ok((k.trim().to_string(), v.trim().to_string())),
-                None => Err(Error::user(format!("strategy {name:?}: {p:?} is not KEY=VALUE (hybrid@dense=2)"))),
+                None => {
+                    Err(Error::user(format!("strategy {name:?}: {p:?} is not KEY=VALUE (hybrid@dense=2)")))
+                }
             })
             .collect::<Result<Vec<_>>>()?;
         let strategy = Strategy { name, mode, rerank, settings };
@@ -398,8 +400,16 @@ mod tests {
         let c = s.search_config(&SearchConfig::default()).unwrap();
         assert_eq!((c.weights.dense, c.weights.documents), (2.0, 0.0));
         assert_eq!(c.fusion, strata_core::config::FusionKind::Weighted);
-        assert_eq!(Strategy::parse("hybrid").unwrap().search_config(&SearchConfig::default()).unwrap(), SearchConfig::default());
-        for (bad, says) in [("hybrid@dense", "KEY=VALUE"), ("hybrid@dense=x", "takes a number"), ("hybrid@speed=1", "unknown setting"), ("hybrid@dense=-1", ">= 0")] {
+        assert_eq!(
+            Strategy::parse("hybrid").unwrap().search_config(&SearchConfig::default()).unwrap(),
+            SearchConfig::default()
+        );
+        for (bad, says) in [
+            ("hybrid@dense", "KEY=VALUE"),
+            ("hybrid@dense=x", "takes a number"),
+            ("hybrid@speed=1", "unknown setting"),
+            ("hybrid@dense=-1", ">= 0"),
+        ] {
             let err = Strategy::parse(bad).unwrap_err().to_string();
             assert!(err.contains(says), "{bad}: {err}");
         }

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use strata_core::{
-    Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentProfile, DocumentRecord, Format, NodeId, Reference,
-    Result,
+    Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentProfile, DocumentRecord, Format, NodeId,
+    Reference, Result,
 };
 
 use crate::Manifest;

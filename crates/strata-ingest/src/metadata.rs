@@ -27,7 +27,12 @@ pub fn sidecar_of(path: &Path) -> Option<PathBuf> {
 
 /// The entries of the sidecar at `path`: a JSON object whose keys are metadata keys.
 pub fn read_sidecar(path: &Path) -> Result<BTreeMap<String, Value>> {
-    let bad = |why: String| Error::read(path, format!("{why}; a sidecar is a JSON object such as {{\"company\": \"Acme\", \"year\": 2024}}"));
+    let bad = |why: String| {
+        Error::read(
+            path,
+            format!("{why}; a sidecar is a JSON object such as {{\"company\": \"Acme\", \"year\": 2024}}"),
+        )
+    };
     let size = std::fs::metadata(path).map_err(|e| bad(format!("cannot stat the sidecar: {e}")))?.len();
     if size > MAX_SIDECAR_BYTES {
         return Err(bad(format!("the sidecar has {size} bytes, more than {MAX_SIDECAR_BYTES}")));
@@ -55,7 +60,8 @@ pub fn apply(
     if let Some(sidecar) = sidecar_of(path) {
         user.extend(read_sidecar(&sidecar)?);
     }
-    let title = user.get("title").and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty()).map(String::from);
+    let title =
+        user.get("title").and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty()).map(String::from);
     metadata.extend(user);
     Ok(title)
 }
@@ -71,7 +77,10 @@ mod tests {
         std::fs::write(&doc, b"%PDF").unwrap();
         std::fs::write(dir.path().join("report.meta.json"), br#"{"company": "Acme", "year": 2024}"#).unwrap();
         let mut metadata = BTreeMap::from([("company".to_string(), Value::from("from the file"))]);
-        let given = BTreeMap::from([("team".to_string(), "legal".to_string()), ("year".to_string(), "1999".to_string())]);
+        let given = BTreeMap::from([
+            ("team".to_string(), "legal".to_string()),
+            ("year".to_string(), "1999".to_string()),
+        ]);
         assert_eq!(apply(&mut metadata, &given, &doc).unwrap(), None);
         assert_eq!(metadata["company"], "Acme");
         assert_eq!(metadata["year"], 2024);
@@ -86,7 +95,10 @@ mod tests {
         for (body, says) in [(&b"[1, 2]"[..], "not a JSON object"), (br#"{"bad key": 1}"#, "bad key")] {
             std::fs::write(&sidecar, body).unwrap();
             let err = apply(&mut BTreeMap::new(), &BTreeMap::new(), &doc).unwrap_err().to_string();
-            assert!(err.contains("a.md.meta.json") && err.contains(says) && err.contains("JSON object such as"), "{err}");
+            assert!(
+                err.contains("a.md.meta.json") && err.contains(says) && err.contains("JSON object such as"),
+                "{err}"
+            );
         }
         std::fs::remove_file(&sidecar).unwrap();
         assert!(apply(&mut BTreeMap::new(), &BTreeMap::new(), &doc).is_ok(), "no sidecar, nothing to add");

@@ -5,7 +5,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
-use strata_core::{document_lead, Config, DocId, Document, DocumentRecord, Error, Format, Page, Result, Source, Span};
+use strata_core::{
+    document_lead, Config, DocId, Document, DocumentRecord, Error, Format, Page, Result, Source, Span,
+};
 
 use crate::chunk::Chunker;
 use crate::enrich::{enrich, Enrichment};

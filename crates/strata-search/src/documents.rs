@@ -47,12 +47,12 @@ const B: f32 = 0.75;
 
 /// English stop words, and the words every question about a document uses.
 const STOP: &[&str] = &[
-    "a", "about", "fy", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
-    "between", "but", "by", "can", "could", "did", "do", "does", "during", "each", "for", "from", "had",
-    "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "more", "most", "much", "no", "not",
-    "of", "on", "or", "other", "our", "over", "per", "s", "should", "so", "such", "than", "that", "the",
-    "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "under", "up",
-    "us", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
+    "a", "about", "fy", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
+    "before", "between", "but", "by", "can", "could", "did", "do", "does", "during", "each", "for", "from",
+    "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "more", "most", "much", "no",
+    "not", "of", "on", "or", "other", "our", "over", "per", "s", "should", "so", "such", "than", "that",
+    "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "under",
+    "up", "us", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
     "with", "would", "you", "your",
 ];
 
@@ -102,8 +102,26 @@ impl Field {
 
 /// Words a company's name may omit.
 const SUFFIXES: &[&str] = &[
-    "ag", "co", "compani", "company", "corp", "corpor", "corporation", "group", "hold", "holdings", "inc",
-    "incorpor", "limit", "limited", "llc", "lp", "ltd", "nv", "plc", "sa",
+    "ag",
+    "co",
+    "compani",
+    "company",
+    "corp",
+    "corpor",
+    "corporation",
+    "group",
+    "hold",
+    "holdings",
+    "inc",
+    "incorpor",
+    "limit",
+    "limited",
+    "llc",
+    "lp",
+    "ltd",
+    "nv",
+    "plc",
+    "sa",
 ];
 
 /// The document profiles of one commit, searchable.
@@ -148,11 +166,7 @@ impl DocumentIndex {
         let names = profiles
             .iter()
             .map(|p| {
-                p.name
-                    .split('|')
-                    .map(|n| distinctive(&mut analyzer, n))
-                    .filter(|n| !n.is_empty())
-                    .collect()
+                p.name.split('|').map(|n| distinctive(&mut analyzer, n)).filter(|n| !n.is_empty()).collect()
             })
             .collect();
         DocumentIndex {

@@ -293,19 +293,26 @@ mod tests {
         // Keyword: b1 first; dense: a2 first, b2 second. Section 1: 1/62 + 1/61; section 2:
         // 1/61 + 1/62 — a tie broken by node order; section 3 only in keyword.
         let lists = [list(Leg::Keyword, &["b1", "a1", "c1"]), list(Leg::Dense, &["a2", "b2", "a3"])];
-        assert_eq!(nodes(&rank_sections(&lists, &[], &[], &sections(), &HashMap::new(), 60.0)), vec![1, 2, 3]);
+        assert_eq!(
+            nodes(&rank_sections(&lists, &[], &[], &sections(), &HashMap::new(), 60.0)),
+            vec![1, 2, 3]
+        );
     }
 
     #[test]
     fn section_legs_reorder_sections_within_a_document_only() {
         // Keyword: a1 (section 1) first, b1 (2) second, c1 (3) third; all in document d.
         let lists = [list(Leg::Keyword, &["a1", "b1", "c1"])];
-        assert_eq!(nodes(&rank_sections(&lists, &[], &[], &sections(), &HashMap::new(), 60.0)), vec![1, 2, 3]);
+        assert_eq!(
+            nodes(&rank_sections(&lists, &[], &[], &sections(), &HashMap::new(), 60.0)),
+            vec![1, 2, 3]
+        );
         // The profile leg prefers 3, then 2, and does not return 1: 3 keeps its evidence
         // (1/63), 2 keeps three quarters of its (1/62), 1 keeps half of its (1/61); 7 has no
         // chunk evidence and is not ranked.
         let by_profile = SectionList { weight: 1.0, sections: vec![key(3), key(2), key(7)] };
-        let ranked = rank_sections(&lists, std::slice::from_ref(&by_profile), &[], &sections(), &HashMap::new(), 60.0);
+        let ranked =
+            rank_sections(&lists, std::slice::from_ref(&by_profile), &[], &sections(), &HashMap::new(), 60.0);
         assert_eq!(nodes(&ranked), vec![3, 2, 1]);
         assert!((ranked[0].score - 1.0 / 63.0).abs() < 1e-12);
         assert!((ranked[2].score - 0.5 / 61.0).abs() < 1e-12);
@@ -315,7 +322,10 @@ mod tests {
         assert_eq!(nodes(&ranked), vec![1, 2, 3]);
         assert!((ranked[0].score - 1.0 / 61.0).abs() < 1e-12, "no opinion keeps the evidence");
         let off = SectionList { weight: 0.0, ..by_profile };
-        assert_eq!(nodes(&rank_sections(&lists, &[off], &[], &sections(), &HashMap::new(), 60.0)), vec![1, 2, 3]);
+        assert_eq!(
+            nodes(&rank_sections(&lists, &[off], &[], &sections(), &HashMap::new(), 60.0)),
+            vec![1, 2, 3]
+        );
     }
 
     #[test]
@@ -327,7 +337,14 @@ mod tests {
         assert_eq!(nodes(&ranked), vec![3, 1, 2]);
         // Chunks the map does not know are ignored.
         assert_eq!(
-            nodes(&rank_sections(&[list(Leg::Keyword, &["zz", "b2"])], &[], &[], &sections(), &HashMap::new(), 60.0)),
+            nodes(&rank_sections(
+                &[list(Leg::Keyword, &["zz", "b2"])],
+                &[],
+                &[],
+                &sections(),
+                &HashMap::new(),
+                60.0
+            )),
             vec![2]
         );
     }

@@ -195,7 +195,8 @@ impl<'s> Searcher<'s> {
         let mut section_rank = HashMap::new();
         if req.mode == Mode::Hierarchical {
             let at = Instant::now();
-            (fused, section_rank) = hierarchy::order(self.store, &self.config, req, &retrieved, fused, &lifts)?;
+            (fused, section_rank) =
+                hierarchy::order(self.store, &self.config, req, &retrieved, fused, &lifts)?;
             timings.hierarchy = Some(ms_since(at));
         }
         let (fetched, fetch_ms) = timed(|| fetch::fetch(self.store, &fused, &section_rank, req.k));

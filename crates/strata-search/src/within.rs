@@ -9,8 +9,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
-use strata_core::{ChunkId, DocId, Definition, NodeId, Result};
-use strata_index::{DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoredChunk, StoredDocument};
+use strata_core::{ChunkId, Definition, DocId, NodeId, Result};
+use strata_index::{
+    DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoredChunk, StoredDocument,
+};
 
 /// Whether `metadata` holds `value` under `key` (case-insensitive; a number as written; an
 /// array when one of its elements does).
@@ -52,36 +54,41 @@ impl<'s> Within<'s> {
         }
     }
 
-    /// A chunk leg over every document, merged by score (stable: on ties, document order).
+    /// A leg over every document, merged by `score` (stable: on ties, document order).
+    fn merged<T>(
+        &self,
+        filter: &Filter,
+        limit: usize,
+        leg: impl Fn(&Filter) -> Result<Vec<T>>,
+        score: fn(&T) -> f32,
+    ) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        for f in self.filters(filter) {
+            out.extend(leg(&f)?);
+        }
+        out.sort_by(|a, b| score(b).total_cmp(&score(a)));
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    /// A chunk leg over every document.
     fn chunk_leg(
         &self,
         filter: &Filter,
         limit: usize,
         leg: impl Fn(&Filter) -> Result<Vec<LegHit>>,
     ) -> Result<Vec<LegHit>> {
-        let mut out = Vec::new();
-        for f in self.filters(filter) {
-            out.extend(leg(&f)?);
-        }
-        out.sort_by(|a, b| b.score.total_cmp(&a.score));
-        out.truncate(limit);
-        Ok(out)
+        self.merged(filter, limit, leg, |h| h.score)
     }
 
-    /// A section leg over every document, merged by score.
+    /// A section leg over every document.
     fn section_leg(
         &self,
         filter: &Filter,
         limit: usize,
         leg: impl Fn(&Filter) -> Result<Vec<SectionHit>>,
     ) -> Result<Vec<SectionHit>> {
-        let mut out = Vec::new();
-        for f in self.filters(filter) {
-            out.extend(leg(&f)?);
-        }
-        out.sort_by(|a, b| b.score.total_cmp(&a.score));
-        out.truncate(limit);
-        Ok(out)
+        self.merged(filter, limit, leg, |h| h.score)
     }
 }
 
@@ -161,9 +168,10 @@ mod tests {
 
     #[test]
     fn a_condition_holds_case_insensitively_on_strings_numbers_and_arrays() {
-        let m: BTreeMap<String, Value> =
-            serde_json::from_value(serde_json::json!({"company": "Acme Corp", "year": 2024, "tags": ["a", "B"]}))
-                .unwrap();
+        let m: BTreeMap<String, Value> = serde_json::from_value(
+            serde_json::json!({"company": "Acme Corp", "year": 2024, "tags": ["a", "B"]}),
+        )
+        .unwrap();
         assert!(holds(&m, "company", "acme corp"));
         assert!(holds(&m, "year", "2024"));
         assert!(holds(&m, "tags", "b"));

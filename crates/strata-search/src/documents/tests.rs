@@ -22,8 +22,18 @@ fn summary(id: &str, name: &str, period: &str, lead: &str) -> DocSummary {
 
 fn filings() -> DocumentIndex {
     DocumentIndex::new(&[
-        summary("mgm18", "MGMRESORTS | MGM RESORTS INTERNATIONAL", "2018 | FY2018 2018 | 10-K", "annual report"),
-        summary("mgm20", "MGMRESORTS | MGM RESORTS INTERNATIONAL | MGM", "2020 | FY2020 2020 | 10-K", "annual report"),
+        summary(
+            "mgm18",
+            "MGMRESORTS | MGM RESORTS INTERNATIONAL",
+            "2018 | FY2018 2018 | 10-K",
+            "annual report",
+        ),
+        summary(
+            "mgm20",
+            "MGMRESORTS | MGM RESORTS INTERNATIONAL | MGM",
+            "2020 | FY2020 2020 | 10-K",
+            "annual report",
+        ),
         summary("fl22", "FOOTLOCKER | Foot Locker, Inc. | FL", "2022 | FY2022 2022 | 8-K", "current report"),
         summary("amd15", "AMD | ADVANCED MICRO DEVICES, INC.", "2015 | FY2015 2015 | 10-K", "annual report"),
     ])

@@ -179,7 +179,11 @@ pub(super) fn documents(docs: &[DocSummary]) -> String {
             "{}  {}  ({:?}, {} pages, {} sections, {} chunks)  {}",
             d.id, d.title, d.format, d.pages, d.nodes, d.chunks, d.path
         );
-        let meta: Vec<String> = d.metadata.iter().map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), String::from))).collect();
+        let meta: Vec<String> = d
+            .metadata
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), String::from)))
+            .collect();
         if !meta.is_empty() {
             let _ = writeln!(text, "    {}", meta.join("; "));
         }
