@@ -303,6 +303,24 @@ mod tests {
     }
 
     #[test]
+    fn a_named_document_lifts_its_chunks_above_the_rest() {
+        use crate::documents::DocumentHit;
+        let rrf = Rrf::default();
+        let mut fused = rrf.fuse(&[list(Leg::Keyword, 1.0, &["a:1", "a:2", "b:1", "c:1"])]);
+        let hit = |doc: &str, score| DocumentHit { doc: strata_core::DocId(doc.into()), score, named: true };
+        let shortlist = [hit("c", 10.0), hit("b", 9.0)];
+        let lifts = document_lifts(&rrf, &shortlist, 1.0);
+        lift_documents(&mut fused, &lifts);
+        let order: Vec<&str> = fused.iter().map(|f| f.chunk.as_str()).collect();
+        assert_eq!(order, ["c:1", "b:1", "a:1", "a:2"], "named documents first, in their rank order");
+        assert!((fused[0].score - (1.0 / 64.0 + 1.0 / 11.0)).abs() < 1e-12);
+        assert_eq!(fused[1].legs[&Leg::Document].rank, 2);
+        assert!(!fused[2].legs.contains_key(&Leg::Document));
+        // Weight 0 lifts nothing.
+        assert!(document_lifts(&rrf, &shortlist, 0.0).is_empty());
+    }
+
+    #[test]
     fn weights_are_honoured_exactly() {
         let fused = Rrf::default().fuse(&[list(Leg::Keyword, 0.0, &["a"]), list(Leg::Exact, 2.0, &["b"])]);
         assert_eq!(fused[0].chunk.as_str(), "b");
