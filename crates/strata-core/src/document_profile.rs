@@ -107,11 +107,6 @@ impl DocumentProfile {
         };
         DocumentProfile { name: join(name), period: join(period), lead: join(lead) }
     }
-
-    /// True when the profile has nothing to search.
-    pub fn is_empty(&self) -> bool {
-        self.name.is_empty() && self.period.is_empty() && self.lead.is_empty()
-    }
 }
 
 /// The lead of a document: the first [`DOCUMENT_LEAD_WORDS`] words of its first

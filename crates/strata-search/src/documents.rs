@@ -238,11 +238,6 @@ impl DocumentRanking {
             .count();
         &self.hits[..n]
     }
-
-    /// The rank (from 1) of `doc` in the shortlist.
-    pub fn rank_of(&self, doc: &str) -> Option<usize> {
-        self.shortlist().iter().position(|h| h.doc.as_str() == doc).map(|i| i + 1)
-    }
 }
 
 static FISCAL_YEAR: LazyLock<Regex> =

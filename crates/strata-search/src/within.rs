@@ -54,41 +54,37 @@ impl<'s> Within<'s> {
         }
     }
 
-    /// A leg over every document, merged by `score` (stable: on ties, document order).
-    fn merged<T>(
+    /// A leg over every document, merged by score (stable: on ties, document order).
+    fn merged<T: Scored>(
         &self,
         filter: &Filter,
         limit: usize,
         leg: impl Fn(&Filter) -> Result<Vec<T>>,
-        score: fn(&T) -> f32,
     ) -> Result<Vec<T>> {
         let mut out = Vec::new();
         for f in self.filters(filter) {
             out.extend(leg(&f)?);
         }
-        out.sort_by(|a, b| score(b).total_cmp(&score(a)));
+        out.sort_by(|a, b| b.score().total_cmp(&a.score()));
         out.truncate(limit);
         Ok(out)
     }
+}
 
-    /// A chunk leg over every document.
-    fn chunk_leg(
-        &self,
-        filter: &Filter,
-        limit: usize,
-        leg: impl Fn(&Filter) -> Result<Vec<LegHit>>,
-    ) -> Result<Vec<LegHit>> {
-        self.merged(filter, limit, leg, |h| h.score)
+/// A leg's hit, chunk or section, by its score.
+trait Scored {
+    fn score(&self) -> f32;
+}
+
+impl Scored for LegHit {
+    fn score(&self) -> f32 {
+        self.score
     }
+}
 
-    /// A section leg over every document.
-    fn section_leg(
-        &self,
-        filter: &Filter,
-        limit: usize,
-        leg: impl Fn(&Filter) -> Result<Vec<SectionHit>>,
-    ) -> Result<Vec<SectionHit>> {
-        self.merged(filter, limit, leg, |h| h.score)
+impl Scored for SectionHit {
+    fn score(&self) -> f32 {
+        self.score
     }
 }
 
@@ -122,31 +118,31 @@ impl StoreRead for Within<'_> {
     }
 
     fn keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
-        self.chunk_leg(filter, limit, |f| self.store.keyword(query, f, limit))
+        self.merged(filter, limit, |f| self.store.keyword(query, f, limit))
     }
 
     fn section_keyword(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<SectionHit>> {
-        self.section_leg(filter, limit, |f| self.store.section_keyword(query, f, limit))
+        self.merged(filter, limit, |f| self.store.section_keyword(query, f, limit))
     }
 
     fn section_dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<SectionHit>> {
-        self.section_leg(filter, limit, |f| self.store.section_dense(query, f, limit))
+        self.merged(filter, limit, |f| self.store.section_dense(query, f, limit))
     }
 
     fn exact_numbers(&self, keys: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
-        self.chunk_leg(filter, limit, |f| self.store.exact_numbers(keys, f, limit))
+        self.merged(filter, limit, |f| self.store.exact_numbers(keys, f, limit))
     }
 
     fn exact_terms(&self, terms: &[String], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
-        self.chunk_leg(filter, limit, |f| self.store.exact_terms(terms, f, limit))
+        self.merged(filter, limit, |f| self.store.exact_terms(terms, f, limit))
     }
 
     fn exact_phrase(&self, phrase: &str, filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
-        self.chunk_leg(filter, limit, |f| self.store.exact_phrase(phrase, f, limit))
+        self.merged(filter, limit, |f| self.store.exact_phrase(phrase, f, limit))
     }
 
     fn dense(&self, query: &[f32], filter: &Filter, limit: usize) -> Result<Vec<LegHit>> {
-        self.chunk_leg(filter, limit, |f| self.store.dense(query, f, limit))
+        self.merged(filter, limit, |f| self.store.dense(query, f, limit))
     }
 
     fn definitions(&self, term: &str) -> Result<Vec<Definition>> {
