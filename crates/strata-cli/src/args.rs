@@ -216,7 +216,8 @@ pub struct EvalArgs {
     /// Strategies to run, comma-separated: keyword, exact, dense, hybrid, hierarchical; add
     /// `+rerank` to rerank one (`hybrid+rerank`) with the reranker of `--rerank` / `[rerank]`,
     /// and `@key=value` to change a search setting for it (`hybrid@dense=2`,
-    /// `hybrid@fusion=weighted`, `hybrid@documents=0`: leg weights, fusion, rrf_k, document_k).
+    /// `hybrid@fusion=weighted`, `hierarchical@headings=0`: leg weights, fusion, rrf_k, document_k,
+    /// per_section).
     #[arg(long, value_delimiter = ',', default_value = "keyword,dense,hybrid,hierarchical")]
     pub strategies: Vec<String>,
     /// The reranker of `+rerank` strategies (cross-encoder, cohere, jina, voyage, anthropic,

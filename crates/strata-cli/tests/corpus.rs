@@ -94,22 +94,23 @@ fn exact_search_for_section_102b_puts_title35_section_102_first() {
     }
 }
 
-/// Hierarchical mode on the corpus: a named section comes first; hits come grouped by
-/// section (section ranks never go down), at most `chunks_per_section` chunks each, and as
-/// many sections as it takes to return k hits; and a `--doc` subtree filter keeps every hit
-/// inside it.
+/// Hierarchical mode on the corpus: a named section comes first; at most
+/// `chunks_per_section` (3) chunks of one section, sections numbered as they first appear,
+/// and k hits; and a `--doc` subtree filter keeps every hit inside it.
 #[test]
-fn hierarchical_groups_hits_by_section_and_keeps_filters() {
+fn hierarchical_caps_hits_per_section_and_keeps_filters() {
     let Some(ing) = ingested() else { return };
     let r = json(&ing.index, &["search", "section 102(b)", "--mode", "hierarchical", "-k", "20"]);
     let hits = r["hits"].as_array().unwrap();
     let first = hits[0]["heading_path"].as_array().unwrap().last().unwrap().as_str().unwrap().to_string();
     assert!(first.starts_with("§102."), "{first}");
     let ranks: Vec<u64> = hits.iter().map(|h| h["section_rank"].as_u64().unwrap()).collect();
-    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
     assert_eq!(hits.len(), 20, "{ranks:?}");
-    for rank in 1..=*ranks.last().unwrap() {
-        assert!(ranks.iter().filter(|r| **r == rank).count() <= 5, "{ranks:?}");
+    let mut seen = 0;
+    for &rank in &ranks {
+        assert!(rank <= seen + 1, "a section numbered before it appears: {ranks:?}");
+        seen = seen.max(rank);
+        assert!(ranks.iter().filter(|r| **r == rank).count() <= 3, "{ranks:?}");
     }
     // Only sections under RFC 9110's section 9 (Methods).
     let r = json(

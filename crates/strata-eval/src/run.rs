@@ -29,8 +29,8 @@ pub struct Strategy {
     #[serde(skip)]
     pub rerank: bool,
     /// Search settings this strategy changes (`hybrid@dense=2@fusion=weighted`), as
-    /// `(key, value)`: a leg's weight (`keyword`, `exact`, `dense`, `sections`,
-    /// `documents`), `fusion`, `rrf_k` or `document_k`.
+    /// `(key, value)`: a leg's weight (`keyword`, `exact`, `dense`, `headings`, `sections`,
+    /// `documents`), `fusion`, `rrf_k`, `document_k` or `per_section` (`chunks_per_section`).
     #[serde(skip)]
     pub settings: Vec<(String, String)>,
 }
@@ -73,17 +73,20 @@ impl Strategy {
                 "keyword" => c.weights.keyword = number()?,
                 "exact" => c.weights.exact = number()?,
                 "dense" => c.weights.dense = number()?,
+                "headings" => c.weights.headings = number()?,
                 "sections" => c.weights.sections = number()?,
                 "documents" => c.weights.documents = number()?,
                 "rrf_k" => c.rrf_k = number()?,
+                "per_section" => c.chunks_per_section = number()? as usize,
                 "document_k" => c.document_k = number()?,
-                "fusion" => c.fusion = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?,
+                "fusion" => {
+                    c.fusion = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
+                }
                 _ => {
+                    let name = &self.name;
                     return Err(Error::user(format!(
-                        "strategy {:?}: unknown setting {key:?}; use keyword, exact, dense, sections, documents, \
-                         fusion, rrf_k or document_k",
-                        self.name
-                    )))
+                        "strategy {name:?}: unknown setting {key:?}; use {SETTINGS}"
+                    )));
                 }
             }
         }
@@ -91,6 +94,10 @@ impl Strategy {
         Ok(c)
     }
 }
+
+/// The settings a strategy may change, as its error lists them.
+const SETTINGS: &str =
+    "keyword, exact, dense, headings, sections, documents, fusion, rrf_k, document_k or per_section";
 
 /// What to run.
 #[derive(Debug, Clone)]

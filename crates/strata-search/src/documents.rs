@@ -56,6 +56,11 @@ const STOP: &[&str] = &[
     "with", "would", "you", "your",
 ];
 
+/// Whether `term` (lowercased) is one of the English stop words the documents stage drops.
+pub(crate) fn is_stop_word(term: &str) -> bool {
+    STOP.contains(&term)
+}
+
 /// One field of the profiles: postings, lengths, weight.
 #[derive(Debug, Default)]
 struct Field {

@@ -39,6 +39,9 @@ pub enum Leg {
     /// Not a chunk leg: the rank and score of the chunk's document among the documents the
     /// query names ([`crate::documents`]).
     Document,
+    /// Not a chunk leg (hierarchical mode): the rank and term of the chunk's section among
+    /// the sections that lift their chunks ([`crate::hierarchy`]).
+    Section,
     /// Not a retrieval leg: the reranker's rank and score, for results it reordered.
     Rerank,
 }
@@ -51,6 +54,7 @@ impl Leg {
             Leg::Exact => "exact",
             Leg::Dense => "dense",
             Leg::Document => "document",
+            Leg::Section => "section",
             Leg::Rerank => "rerank",
         }
     }
@@ -97,6 +101,11 @@ pub trait Fusion {
     /// the query names, with `share` its score over the best document's (0..=1), at leg
     /// weight `weight`.
     fn document(&self, weight: f64, rank: usize, share: f64) -> f64;
+
+    /// What a chunk gains from its section, at weight `weight`: a section standing `rank`
+    /// (from 1) in a section leg's list among its document's sections (`share` 1), or named by
+    /// the query with `share` of its heading (`rank` 1).
+    fn section(&self, weight: f64, rank: usize, share: f64) -> f64;
 }
 
 /// Reciprocal rank fusion.
@@ -121,6 +130,10 @@ impl Fusion for Rrf {
 
     fn document(&self, weight: f64, rank: usize, _share: f64) -> f64 {
         weight / (self.document_k + rank as f64)
+    }
+
+    fn section(&self, weight: f64, rank: usize, share: f64) -> f64 {
+        weight * share / (self.k + rank as f64)
     }
 }
 
@@ -150,6 +163,10 @@ impl Fusion for WeightedScore {
 
     fn document(&self, weight: f64, _rank: usize, share: f64) -> f64 {
         weight * share
+    }
+
+    fn section(&self, weight: f64, rank: usize, share: f64) -> f64 {
+        weight * share / rank as f64
     }
 }
 

@@ -8,8 +8,8 @@
 //!   trait, and relative score fusion ([`fuse::WeightedScore`]); identifier hits pinned first.
 //! - [`rerank`]: the top fused candidates reordered by a [`strata_embed::rerank::Reranker`]
 //!   (a local cross-encoder, a rerank API, or a chat model listwise).
-//! - [`hierarchy`]: hierarchical mode ranks sections (section legs fused with the chunk
-//!   evidence under each), then picks the best chunks inside each section.
+//! - [`hierarchy`]: hierarchical mode lifts the chunks of the sections whose headings the
+//!   query names ([`headings`]), then returns the best chunks, a few per section.
 //! - [`fetch`]: the top fused chunks loaded as hits.
 //! - [`expand`]: auto-merge, whole pages, dedupe, definitions and cross-references.
 //! - [`highlight`]: the sentence level, the sentences of each hit that answer the query.
@@ -40,6 +40,7 @@ pub mod documents;
 pub mod expand;
 pub mod fetch;
 pub mod fuse;
+pub mod headings;
 pub mod hierarchy;
 pub mod highlight;
 pub mod navigate;

@@ -2,8 +2,8 @@
 //! highlight → assemble.
 //!
 //! The [`Searcher`] only wires the stages; each lives in its own module, named as in
-//! [`Timings`]. The mode decides which legs retrieve and whether the hierarchy stage ranks
-//! sections before chunks; rerank, hierarchy, highlight and assemble run only when the
+//! [`Timings`]. The mode decides which legs retrieve and whether the hierarchy stage lifts
+//! the sections a query names and caps the chunks per section; rerank, hierarchy, highlight and assemble run only when the
 //! request (and the searcher) asks for them.
 
 use std::collections::HashMap;
@@ -20,10 +20,11 @@ use strata_ingest::tokenize::Tokenizer;
 use crate::documents::{DocumentHit, DocumentIndex, DocumentRanking};
 use crate::expand::{self, Docs, Expanded};
 use crate::fuse::{self, Fused, Fusion};
+use crate::headings::Headings;
 use crate::plan::Plan;
 use crate::request::{Mode, SearchRequest};
 use crate::response::{SearchResponse, Timings};
-use crate::retrieve::{ms_since, timed, Legs, LEG_DEPTH};
+use crate::retrieve::{ms_since, timed, Legs, Retrieved, LEG_DEPTH};
 use crate::within::Within;
 use crate::{assemble, fetch, hierarchy, highlight, rerank};
 
@@ -35,6 +36,8 @@ pub struct Catalog {
     pub defined_terms: Arc<[String]>,
     /// The document leg's index of every document's profile.
     pub documents: Arc<DocumentIndex>,
+    /// Each document's heading terms, read when a hierarchical search first needs them.
+    pub headings: Arc<Headings>,
 }
 
 impl Catalog {
@@ -43,6 +46,7 @@ impl Catalog {
         Ok(Catalog {
             defined_terms: store.defined_terms()?.into(),
             documents: Arc::new(DocumentIndex::read(store)?),
+            headings: Arc::default(),
         })
     }
 }
@@ -190,14 +194,17 @@ impl<'s> Searcher<'s> {
             fused
         });
         timings.fuse = fuse_ms;
+        let sections = match req.mode {
+            Mode::Hierarchical => Some(self.sections(req, &retrieved, &mut fused, &mut timings)?),
+            _ => None,
+        };
         let pinned = fuse::pin_first(&mut fused, &retrieved.pinned, req.k);
         let warnings = self.rerank(req, &mut fused, pinned, &mut timings);
         let mut section_rank = HashMap::new();
-        if req.mode == Mode::Hierarchical {
+        if let Some(sections) = sections {
             let at = Instant::now();
-            (fused, section_rank) =
-                hierarchy::order(self.store, &self.config, req, &retrieved, fused, &lifts)?;
-            timings.hierarchy = Some(ms_since(at));
+            (fused, section_rank) = sections.order(fused, pinned, self.config.chunks_per_section, req.k);
+            *timings.hierarchy.get_or_insert(0.0) += ms_since(at);
         }
         let (fetched, fetch_ms) = timed(|| fetch::fetch(self.store, &fused, &section_rank, req.k));
         timings.fetch = fetch_ms;
@@ -240,6 +247,30 @@ impl<'s> Searcher<'s> {
         response.timings.total = ms_since(started);
         response.took_ms = response.timings.total;
         Ok(response)
+    }
+
+    /// The hierarchy stage's first half (hierarchical mode): each candidate's section, and the
+    /// sections' terms added to `fused` before the rerank stage sees it.
+    fn sections(
+        &self,
+        req: &SearchRequest,
+        retrieved: &Retrieved,
+        fused: &mut [Fused],
+        timings: &mut Timings,
+    ) -> Result<hierarchy::Sections> {
+        let at = Instant::now();
+        let headings = &self.catalog.headings;
+        let sections = hierarchy::Sections::read(
+            self.store,
+            headings,
+            self.fusion.as_ref(),
+            &self.config,
+            &req.query,
+            retrieved,
+        )?;
+        sections.lift(fused);
+        timings.hierarchy = Some(ms_since(at));
+        Ok(sections)
     }
 
     /// The rerank stage, when the request asks for it and the searcher has a reranker; a

@@ -31,8 +31,9 @@ named! {
         Hybrid = "hybrid",
         /// Embeddings only (needs a dense index).
         Dense = "dense",
-        /// The best sections (section legs fused with the chunk evidence under each), then the
-        /// best chunks inside each, then their sentences.
+        /// Hybrid's chunks, each lifted by its document (when the query names it) and its
+        /// section (when the query names its heading), at most a few per section, then their
+        /// sentences.
         Hierarchical = "hierarchical",
     }
 }
@@ -97,9 +98,8 @@ pub struct SearchConfig {
     /// the query's shortlist gains `weights.documents / (document_k + r)`. Small, so that
     /// the documents a query names outrank the rest. Default 10.
     pub document_k: f64,
-    /// Hierarchical mode: sections returned. Default 3.
-    pub sections: usize,
-    /// Hierarchical mode: chunks returned per section at most. Default 5.
+    /// Hierarchical mode: chunks returned from one section at most (the chunks of a
+    /// document without headings are not capped). Default 3.
     pub chunks_per_section: usize,
     /// How the legs' lists are combined: `rrf` (reciprocal rank fusion, the default) or
     /// `weighted` (each leg's scores min-max normalized, then summed with the leg weights).
@@ -130,8 +130,7 @@ impl Default for SearchConfig {
             weights: LegWeights::default(),
             rrf_k: 60.0,
             document_k: 10.0,
-            sections: 3,
-            chunks_per_section: 5,
+            chunks_per_section: 3,
             fusion: FusionKind::Rrf,
             budget: 4000,
             auto_merge: 0.5,
@@ -153,10 +152,14 @@ pub struct LegWeights {
     pub exact: f64,
     /// Dense leg.
     pub dense: f64,
+    /// Hierarchical mode: the sections whose headings the query names lift their chunks
+    /// (`bench/results/eval/README.md`). 0 turns it off. Default 1.
+    pub headings: f64,
     /// Hierarchical mode: each section leg (BM25, and dense when the index has section
     /// vectors, over each section's heading path, lead text and children's titles), which
-    /// re-ranks the sections of a document. Default 0 (off): on both shared evaluation sets
-    /// hierarchical mode is better without it (`bench/results/eval/README.md`).
+    /// lifts the chunks of the sections it ranks first within their document. Default 0
+    /// (off): hierarchical mode is better without it on every shared evaluation set
+    /// (`bench/results/eval/README.md`).
     pub sections: f64,
     /// Hybrid and hierarchical mode: the document leg, which ranks documents by their
     /// profiles (name, period, first pages) and lifts the chunks of the documents a query
@@ -166,7 +169,7 @@ pub struct LegWeights {
 
 impl Default for LegWeights {
     fn default() -> Self {
-        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0, sections: 0.0, documents: 1.0 }
+        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0, headings: 1.0, sections: 0.0, documents: 1.0 }
     }
 }
 
@@ -182,7 +185,6 @@ impl SearchConfig {
         };
         in_k("k", self.k)?;
         self.weights.validate(origin)?;
-        in_k("sections", self.sections)?;
         in_k("chunks_per_section", self.chunks_per_section)?;
         if !(self.rrf_k.is_finite() && self.rrf_k > 0.0) {
             return bad("rrf_k", "must be > 0", self.rrf_k.to_string());
@@ -210,6 +212,7 @@ impl LegWeights {
             ("keyword", self.keyword),
             ("exact", self.exact),
             ("dense", self.dense),
+            ("headings", self.headings),
             ("sections", self.sections),
             ("documents", self.documents),
         ] {

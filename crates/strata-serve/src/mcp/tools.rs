@@ -19,7 +19,8 @@ pub struct SearchArgs {
     /// What to find: words, a "quoted phrase", or a section number (§ 4.2, Section 203(a)).
     pub query: String,
     /// hybrid (default: words and meaning), keyword (exact words), exact (section numbers,
-    /// defined terms, phrases), dense (meaning only) or hierarchical (best sections first).
+    /// defined terms, phrases), dense (meaning only) or hierarchical (hybrid, plus the sections whose headings the query
+    /// names, a few passages per section).
     pub mode: Option<String>,
     /// Number of passages, 1 to 100 (default 10).
     pub k: Option<usize>,
