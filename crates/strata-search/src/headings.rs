@@ -101,18 +101,12 @@ impl DocumentHeadings {
     }
 
     /// The best share by which `query` names `node` or one of its ancestors; 0 when it names
-    /// none. `memo` keeps each node's share for the query.
-    pub fn named_within(
-        &self,
-        node: NodeId,
-        query: &HashSet<String>,
-        memo: &mut HashMap<NodeId, f64>,
-    ) -> f64 {
+    /// none.
+    pub fn named_within(&self, node: NodeId, query: &HashSet<String>) -> f64 {
         let mut best = 0.0f64;
         let mut at = Some(node);
         while let Some(n) = at {
-            let share = *memo.entry(n).or_insert_with(|| self.named(n, query));
-            best = best.max(share);
+            best = best.max(self.named(n, query));
             at = self.nodes.get(n.index()).and_then(|h| h.parent);
         }
         best
@@ -198,7 +192,7 @@ mod tests {
     }
 
     fn share(h: &DocumentHeadings, node: u32, query: &str) -> f64 {
-        h.named_within(NodeId(node), &query_terms(query), &mut HashMap::new())
+        h.named_within(NodeId(node), &query_terms(query))
     }
 
     #[test]

@@ -28,13 +28,13 @@
 //! a term at weight 1 (.635 with the named sections): across documents the profile of a
 //! section that shares the query's words is no evidence that it answers it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use strata_core::config::SearchConfig;
 use strata_core::{ChunkId, DocId, NodeId, Result};
 use strata_index::StoreRead;
 
-use crate::fuse::{Fused, Fusion, Leg, LegRank, RankedList};
+use crate::fuse::{Fused, Fusion, Leg, LegRank};
 use crate::headings::{query_terms, Headings};
 use crate::retrieve::Retrieved;
 
@@ -51,143 +51,216 @@ pub struct SectionList {
 }
 
 /// The sections of a query's candidate chunks and what each section adds to its chunks.
-#[derive(Debug, Default)]
-pub struct Sections {
-    /// Each candidate chunk's section.
+///
+/// A candidate's section is read from the store only when it can matter: [`Sections::lift`]
+/// reads the best candidates in batches until the places that will be returned (and
+/// reranked) are certain, because no unread candidate, with the most any section can add,
+/// reaches them; [`Sections::order`] reads any further one it walks past.
+pub struct Sections<'s> {
+    store: &'s dyn StoreRead,
+    headings: &'s Headings,
+    /// The query's stemmed words, as the headings'.
+    query: HashSet<String>,
+    /// `weights.headings`, and the fusion that turns it into a term.
+    weight: f64,
+    fusion: &'s dyn Fusion,
+    /// Each read candidate's section.
     of: HashMap<ChunkId, SectionKey>,
-    /// The term each section adds to its chunks, with its rank among the sections that add
-    /// one; sections without a term are absent.
-    terms: HashMap<SectionKey, LegRank>,
+    /// Each section's term and leg entry, once computed; `None` when it adds nothing.
+    terms: HashMap<SectionKey, Option<LegRank>>,
+    /// The section legs' terms: each listed section's best rank within its document, and
+    /// the sum of its terms.
+    listed: HashMap<SectionKey, (usize, f64)>,
+    /// The most a section can add: the named-heading term at a full share plus every section
+    /// leg's first place.
+    most: f64,
 }
 
-impl Sections {
-    /// Reads the section of every chunk the legs found and each section's term: the share
-    /// by which `query` names it or an ancestor, and the section legs' ranks.
-    pub fn read(
-        store: &dyn StoreRead,
-        headings: &Headings,
-        fusion: &dyn Fusion,
+impl<'s> Sections<'s> {
+    /// The stage's state for one request: the query's words and the section legs' terms.
+    pub fn new(
+        store: &'s dyn StoreRead,
+        headings: &'s Headings,
+        fusion: &'s dyn Fusion,
         config: &SearchConfig,
         query: &str,
         retrieved: &Retrieved,
-    ) -> Result<Sections> {
-        let of = sections_of(store, &retrieved.lists)?;
-        let mut terms: HashMap<SectionKey, f64> = HashMap::new();
-        if config.weights.headings > 0.0 {
-            let query = query_terms(query);
-            for (doc, nodes) in by_document(of.values()) {
-                let Some(doc_headings) = headings.of(store, doc)? else { continue };
-                let mut memo = HashMap::new();
-                for node in nodes {
-                    let share = doc_headings.named_within(node, &query, &mut memo);
-                    if share > 0.0 {
-                        let term = fusion.section(config.weights.headings, 1, share);
-                        *terms.entry((doc.clone(), node)).or_insert(0.0) += term;
-                    }
-                }
-            }
-        }
+    ) -> Sections<'s> {
+        let weight = config.weights.headings;
+        let mut most = if weight > 0.0 { fusion.section(weight, 1, 1.0) } else { 0.0 };
+        let mut listed: HashMap<SectionKey, (usize, f64)> = HashMap::new();
         for list in retrieved.sections.iter().filter(|l| l.weight > 0.0) {
+            most += fusion.section(list.weight, 1, 1.0);
             let mut per_doc: HashMap<&DocId, usize> = HashMap::new();
             for key in &list.sections {
                 let rank = per_doc.entry(&key.0).or_insert(0);
                 *rank += 1;
-                *terms.entry(key.clone()).or_insert(0.0) += fusion.section(list.weight, *rank, 1.0);
+                let entry = listed.entry(key.clone()).or_insert((*rank, 0.0));
+                entry.0 = entry.0.min(*rank);
+                entry.1 += fusion.section(list.weight, *rank, 1.0);
             }
         }
-        Ok(Sections { of, terms: ranked(terms) })
+        let query = if weight > 0.0 { query_terms(query) } else { HashSet::new() };
+        Sections {
+            store,
+            headings,
+            query,
+            weight,
+            fusion,
+            of: HashMap::new(),
+            terms: HashMap::new(),
+            listed,
+            most,
+        }
     }
 
-    /// Adds each chunk's section term to `fused` (recording the section's rank and term as
-    /// its `section` leg) and sorts again; ties keep their order.
-    pub fn lift(&self, fused: &mut [Fused]) {
-        if self.terms.is_empty() {
-            return;
+    /// Adds each candidate's section term to `fused` (sorted best first; recording the
+    /// term as its `section` leg) and sorts again, so that the first `places` after the
+    /// `pinned` ones, with at most `per_section` of one section, are exact; ties keep their
+    /// order.
+    pub fn lift(
+        &mut self,
+        fused: &mut [Fused],
+        pinned: usize,
+        per_section: usize,
+        places: usize,
+    ) -> Result<()> {
+        if self.most == 0.0 {
+            return Ok(());
         }
-        for f in fused.iter_mut() {
-            if let Some(term) = self.of.get(&f.chunk).and_then(|key| self.terms.get(key)) {
+        let mut read = 0;
+        let mut batch = (places * 2).max(32);
+        let mut lifted: Vec<f64> = Vec::with_capacity(fused.len());
+        loop {
+            let end = (read + batch).min(fused.len());
+            self.read(&fused[read..end])?;
+            for f in &fused[read..end] {
+                lifted.push(f.score + self.term_of(&f.chunk)?.map_or(0.0, |t| t.score as f64));
+            }
+            read = end;
+            if read == fused.len() {
+                break;
+            }
+            // No unread candidate can pass this; the read ones above it are placed for good.
+            let bound = fused[read].score + self.most;
+            if self.certain(fused, &lifted, bound, per_section) >= pinned + places {
+                break;
+            }
+            batch *= 2;
+        }
+        for f in fused[..read].iter_mut() {
+            if let Some(term) = self.term_of(&f.chunk)? {
                 f.score += term.score as f64;
-                f.legs.insert(Leg::Section, *term);
+                f.legs.insert(Leg::Section, term);
             }
         }
         fused.sort_by(|a, b| b.score.total_cmp(&a.score));
+        Ok(())
+    }
+
+    /// How many of the read candidates scoring above `bound` would be returned, with at
+    /// most `per_section` of one section.
+    fn certain(&self, fused: &[Fused], lifted: &[f64], bound: f64, per_section: usize) -> usize {
+        let mut above: Vec<(f64, &SectionKey)> = lifted
+            .iter()
+            .zip(fused)
+            .filter(|(s, _)| **s > bound)
+            .filter_map(|(s, f)| self.of.get(&f.chunk).map(|key| (*s, key)))
+            .collect();
+        above.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut taken: HashMap<&SectionKey, usize> = HashMap::new();
+        above
+            .into_iter()
+            .filter(|(_, key)| {
+                let count = taken.entry(key).or_insert(0);
+                *count += 1;
+                key.1 == NodeId::ROOT || *count <= per_section
+            })
+            .count()
+    }
+
+    /// Reads the sections of the candidates in `fused` not read yet.
+    fn read(&mut self, fused: &[Fused]) -> Result<()> {
+        let ids: Vec<ChunkId> =
+            fused.iter().filter(|f| !self.of.contains_key(&f.chunk)).map(|f| f.chunk.clone()).collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for c in self.store.chunks(&ids)? {
+            self.of.insert(c.chunk.id.clone(), (c.chunk.doc.clone(), c.chunk.node));
+        }
+        Ok(())
+    }
+
+    /// The term a read candidate's section adds, with its `section` leg entry: rank 1 when
+    /// the query names the section (or an ancestor) by its heading, else its best rank in a
+    /// section leg among its document's sections.
+    fn term_of(&mut self, chunk: &ChunkId) -> Result<Option<LegRank>> {
+        let Some(key) = self.of.get(chunk) else { return Ok(None) };
+        if let Some(known) = self.terms.get(key) {
+            return Ok(*known);
+        }
+        let key = key.clone();
+        let mut share = 0.0;
+        if self.weight > 0.0 {
+            if let Some(headings) = self.headings.of(self.store, &key.0)? {
+                share = headings.named_within(key.1, &self.query);
+            }
+        }
+        let named = if share > 0.0 { self.fusion.section(self.weight, 1, share) } else { 0.0 };
+        let term = match self.listed.get(&key) {
+            Some(&(rank, legs)) => {
+                Some(LegRank { rank: if named > 0.0 { 1 } else { rank }, score: (named + legs) as f32 })
+            }
+            None if named > 0.0 => Some(LegRank { rank: 1, score: named as f32 }),
+            None => None,
+        };
+        self.terms.insert(key, term);
+        Ok(term)
     }
 
     /// The chunks of `fused` best first, at most `per_section` from one section (the
     /// `pinned` first ones always kept), up to twice `k` so that places freed by merging are
-    /// filled; and each returned chunk's section rank.
+    /// filled; and each returned chunk's section rank (the order in which its section first
+    /// appears).
     pub fn order(
-        &self,
+        &mut self,
         fused: Vec<Fused>,
         pinned: usize,
         per_section: usize,
         k: usize,
-    ) -> (Vec<Fused>, HashMap<ChunkId, usize>) {
-        let mut taken: HashMap<&SectionKey, usize> = HashMap::new();
-        let mut rank_of: HashMap<&SectionKey, usize> = HashMap::new();
+    ) -> Result<(Vec<Fused>, HashMap<ChunkId, usize>)> {
+        let mut taken: HashMap<SectionKey, usize> = HashMap::new();
+        let mut rank_of: HashMap<SectionKey, usize> = HashMap::new();
         let mut ordered = Vec::new();
         let mut ranks = HashMap::new();
         for (i, f) in fused.into_iter().enumerate() {
             if ordered.len() >= k * 2 {
                 break;
             }
+            if !self.of.contains_key(&f.chunk) {
+                self.read(std::slice::from_ref(&f))?;
+            }
             let Some(key) = self.of.get(&f.chunk) else { continue };
-            let count = taken.entry(key).or_insert(0);
+            let count = taken.entry(key.clone()).or_insert(0);
             if i >= pinned && key.1 != NodeId::ROOT && *count >= per_section {
                 continue;
             }
             *count += 1;
             let next = rank_of.len() + 1;
-            ranks.insert(f.chunk.clone(), *rank_of.entry(key).or_insert(next));
+            ranks.insert(f.chunk.clone(), *rank_of.entry(key.clone()).or_insert(next));
             ordered.push(f);
         }
-        (ordered, ranks)
+        Ok((ordered, ranks))
     }
-}
-
-/// The nodes of each document among `keys`, each once.
-fn by_document<'a>(keys: impl Iterator<Item = &'a SectionKey>) -> BTreeMap<&'a DocId, Vec<NodeId>> {
-    let mut out: BTreeMap<&DocId, HashSet<NodeId>> = BTreeMap::new();
-    for (doc, node) in keys {
-        out.entry(doc).or_default().insert(*node);
-    }
-    out.into_iter()
-        .map(|(doc, nodes)| {
-            let mut nodes: Vec<NodeId> = nodes.into_iter().collect();
-            nodes.sort();
-            (doc, nodes)
-        })
-        .collect()
-}
-
-/// Each section's term with its rank (from 1) among them, best first; equal terms in
-/// document and node order, so the ranks do not depend on hash order.
-fn ranked(terms: HashMap<SectionKey, f64>) -> HashMap<SectionKey, LegRank> {
-    let mut sorted: Vec<(SectionKey, f64)> = terms.into_iter().collect();
-    sorted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    sorted
-        .into_iter()
-        .enumerate()
-        .map(|(i, (key, term))| (key, LegRank { rank: i + 1, score: term as f32 }))
-        .collect()
-}
-
-/// The section of every chunk the legs found.
-fn sections_of(store: &dyn StoreRead, lists: &[RankedList]) -> Result<HashMap<ChunkId, SectionKey>> {
-    let mut ids: Vec<ChunkId> = lists.iter().flat_map(|l| l.hits.iter().map(|h| h.chunk.clone())).collect();
-    ids.sort();
-    ids.dedup();
-    Ok(store
-        .chunks(&ids)?
-        .into_iter()
-        .map(|c| (c.chunk.id.clone(), (c.chunk.doc.clone(), c.chunk.node)))
-        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fuse::Rrf;
+    use std::collections::BTreeMap;
+    use strata_index::{EmbeddedStore, Manifest};
 
     fn key(n: u32) -> SectionKey {
         (DocId("d".into()), NodeId(n))
@@ -200,9 +273,21 @@ mod tests {
             .collect()
     }
 
-    /// a1..a4 in section 1, b1 in 2, r1..r4 at the root (no heading).
-    fn sections(terms: &[(u32, f64)]) -> Sections {
-        let of = [
+    fn ids(fused: &[Fused]) -> Vec<&str> {
+        fused.iter().map(|f| f.chunk.as_str()).collect()
+    }
+
+    /// Runs `check` on the stage with a1..a4 read in section 1, b1 in 2, r1..r4 at the root
+    /// (no heading), and `terms` as the sections' terms; nothing is read from the (empty)
+    /// store.
+    fn with_sections(terms: &[(u32, f64)], check: impl FnOnce(&mut Sections<'_>)) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EmbeddedStore::open_or_create(dir.path(), Manifest::new("cl100k", 512, 0)).unwrap();
+        let headings = Headings::default();
+        let fusion = Rrf::default();
+        let mut sections =
+            Sections::new(&store, &headings, &fusion, &SearchConfig::default(), "", &no_legs());
+        for (id, n) in [
             ("a1", 1),
             ("a2", 1),
             ("a3", 1),
@@ -212,43 +297,61 @@ mod tests {
             ("r2", 0),
             ("r3", 0),
             ("r4", 0),
-        ]
-        .into_iter()
-        .map(|(id, n)| (ChunkId::from(id), key(n)))
-        .collect();
-        Sections { of, terms: ranked(terms.iter().map(|&(n, t)| (key(n), t)).collect()) }
+        ] {
+            sections.of.insert(ChunkId::from(id), key(n));
+            let term = terms.iter().find(|t| t.0 == n).map(|&(_, t)| LegRank { rank: 1, score: t as f32 });
+            sections.terms.insert(key(n), term);
+        }
+        check(&mut sections);
     }
 
-    fn ids(fused: &[Fused]) -> Vec<&str> {
-        fused.iter().map(|f| f.chunk.as_str()).collect()
+    fn no_legs() -> Retrieved {
+        Retrieved { lists: Vec::new(), pinned: Vec::new(), vector: None, sections: Vec::new() }
     }
 
     #[test]
     fn a_named_section_lifts_its_chunks_and_records_a_section_leg() {
-        let s = sections(&[(2, Rrf::default().section(1.0, 1, 1.0))]);
-        let mut f = fused(&["a1", "a2", "b1"]);
-        s.lift(&mut f);
-        assert_eq!(ids(&f), ["b1", "a1", "a2"]);
-        assert_eq!(f[0].legs[&Leg::Section].rank, 1);
-        assert!(!f[1].legs.contains_key(&Leg::Section));
+        with_sections(&[(2, Rrf::default().section(1.0, 1, 1.0))], |s| {
+            let mut f = fused(&["a1", "a2", "b1"]);
+            s.lift(&mut f, 0, 3, 1).unwrap();
+            assert_eq!(ids(&f), ["b1", "a1", "a2"]);
+            assert_eq!(f[0].legs[&Leg::Section].rank, 1);
+            assert!(!f[1].legs.contains_key(&Leg::Section));
+        });
     }
 
     #[test]
     fn at_most_per_section_chunks_of_a_section_but_the_root_is_not_capped() {
-        let s = sections(&[]);
-        let (ordered, ranks) =
-            s.order(fused(&["a1", "a2", "a3", "b1", "a4", "r1", "r2", "r3", "r4"]), 0, 2, 10);
-        assert_eq!(ids(&ordered), ["a1", "a2", "b1", "r1", "r2", "r3", "r4"]);
-        let rank = |id: &str| ranks[&ChunkId::from(id)];
-        assert_eq!((rank("a2"), rank("b1"), rank("r4")), (1, 2, 3));
+        with_sections(&[], |s| {
+            let all = fused(&["a1", "a2", "a3", "b1", "a4", "r1", "r2", "r3", "r4"]);
+            let (ordered, ranks) = s.order(all, 0, 2, 10).unwrap();
+            assert_eq!(ids(&ordered), ["a1", "a2", "b1", "r1", "r2", "r3", "r4"]);
+            let rank = |id: &str| ranks[&ChunkId::from(id)];
+            assert_eq!((rank("a2"), rank("b1"), rank("r4")), (1, 2, 3));
+        });
     }
 
     #[test]
     fn pinned_chunks_are_kept_whatever_their_section_holds() {
-        let s = sections(&[]);
-        let (ordered, _) = s.order(fused(&["a1", "a2", "a3", "b1"]), 3, 1, 10);
-        assert_eq!(ids(&ordered), ["a1", "a2", "a3", "b1"]);
-        let (ordered, _) = s.order(fused(&["a1", "a2", "a3", "b1"]), 0, 1, 1);
-        assert_eq!(ids(&ordered), ["a1", "b1"], "twice k");
+        with_sections(&[], |s| {
+            let (ordered, _) = s.order(fused(&["a1", "a2", "a3", "b1"]), 3, 1, 10).unwrap();
+            assert_eq!(ids(&ordered), ["a1", "a2", "a3", "b1"]);
+            let (ordered, _) = s.order(fused(&["a1", "a2", "a3", "b1"]), 0, 1, 1).unwrap();
+            assert_eq!(ids(&ordered), ["a1", "b1"], "twice k");
+        });
+    }
+
+    #[test]
+    fn places_are_certain_only_when_no_unread_candidate_can_reach_them() {
+        with_sections(&[(1, 0.01)], |s| {
+            s.most = 0.01;
+            let f = fused(&["a1", "b1", "r1", "r2"]);
+            let lifted: Vec<f64> = f.iter().map(|f| f.score).collect();
+            // Above 1/62 + 0.01 nothing is certain; above 0 all four are (a1 and b1 each
+            // under the cap of one).
+            assert_eq!(s.certain(&f, &lifted, f[1].score + 0.01, 1), 0);
+            assert_eq!(s.certain(&f, &lifted, 0.0, 1), 4);
+            assert_eq!(s.certain(&fused(&["a1", "a2", "a3"]), &[0.1, 0.1, 0.1], 0.0, 2), 2);
+        });
     }
 }

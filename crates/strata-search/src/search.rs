@@ -201,9 +201,9 @@ impl<'s> Searcher<'s> {
         let pinned = fuse::pin_first(&mut fused, &retrieved.pinned, req.k);
         let warnings = self.rerank(req, &mut fused, pinned, &mut timings);
         let mut section_rank = HashMap::new();
-        if let Some(sections) = sections {
+        if let Some(mut sections) = sections {
             let at = Instant::now();
-            (fused, section_rank) = sections.order(fused, pinned, self.config.chunks_per_section, req.k);
+            (fused, section_rank) = sections.order(fused, pinned, self.config.chunks_per_section, req.k)?;
             *timings.hierarchy.get_or_insert(0.0) += ms_since(at);
         }
         let (fetched, fetch_ms) = timed(|| fetch::fetch(self.store, &fused, &section_rank, req.k));
@@ -249,26 +249,26 @@ impl<'s> Searcher<'s> {
         Ok(response)
     }
 
-    /// The hierarchy stage's first half (hierarchical mode): each candidate's section, and the
-    /// sections' terms added to `fused` before the rerank stage sees it.
-    fn sections(
-        &self,
+    /// The hierarchy stage's first half (hierarchical mode): the sections' terms added to
+    /// `fused` before the rerank stage sees it, exact for every place the response (and the
+    /// reranker) can use.
+    fn sections<'a>(
+        &'a self,
         req: &SearchRequest,
         retrieved: &Retrieved,
         fused: &mut [Fused],
         timings: &mut Timings,
-    ) -> Result<hierarchy::Sections> {
+    ) -> Result<hierarchy::Sections<'a>> {
         let at = Instant::now();
-        let headings = &self.catalog.headings;
-        let sections = hierarchy::Sections::read(
-            self.store,
-            headings,
-            self.fusion.as_ref(),
-            &self.config,
-            &req.query,
-            retrieved,
-        )?;
-        sections.lift(fused);
+        let (headings, fusion) = (&self.catalog.headings, self.fusion.as_ref());
+        let mut sections =
+            hierarchy::Sections::new(self.store, headings, fusion, &self.config, &req.query, retrieved);
+        let reranked = match (req.rerank, self.reranker) {
+            (true, Some((_, candidates))) => candidates,
+            _ => 0,
+        };
+        let places = (req.k * 2).max(reranked);
+        sections.lift(fused, retrieved.pinned.len(), self.config.chunks_per_section, places)?;
         timings.hierarchy = Some(ms_since(at));
         Ok(sections)
     }
