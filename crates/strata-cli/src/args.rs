@@ -62,7 +62,7 @@ pub enum Command {
     Search {
         /// The query: words, "quoted phrases", section numbers (§ 4.2, Section 102(b)).
         query: String,
-        /// keyword, exact, dense, hybrid or hierarchical (default from config: hybrid).
+        /// keyword, exact, dense, hybrid or hierarchical (default from config: hierarchical).
         #[arg(long)]
         mode: Option<String>,
         /// Number of results (1-100, default 10).

@@ -23,7 +23,8 @@
 //! What was measured and not kept (`bench/results/eval/README.md`): ranking sections by the
 //! chunk evidence under them and returning each section's chunks together (financebench-dev
 //! page recall@10 .519, against .692 for flat hybrid); the same grouping over these scores
-//! (.702 at two chunks per section, .673 at three, against .750 ungrouped): places given to a
+//! (.702 at two chunks per section, .673 at three, against .750 ungrouped, all at a named
+//! share of one half): places given to a
 //! section's neighbouring chunks are places hybrid gives to other pages. The section legs as
 //! a term at weight 1 (.635 with the named sections): across documents the profile of a
 //! section that shares the query's words is no evidence that it answers it.

@@ -291,7 +291,7 @@ mod tests {
         assert_eq!(Config::from_toml_str("", "empty").unwrap(), c);
         assert_eq!(
             (c.search.mode, c.search.fusion, c.search.order),
-            (Mode::Hybrid, FusionKind::Rrf, Order::Position)
+            (Mode::Hierarchical, FusionKind::Rrf, Order::Position)
         );
         assert_eq!((c.dense.provider, c.dense.http.auth_header), (DenseProvider::Local, AuthHeader::Bearer));
         assert_eq!((c.context.kind, c.rerank.kind), (ContextKind::Structural, RerankKind::None));

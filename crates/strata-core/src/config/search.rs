@@ -88,7 +88,8 @@ named! {
 pub struct SearchConfig {
     /// Results per query when `-k` is not given. Default 10.
     pub k: usize,
-    /// Mode when `--mode` is not given. Default `hybrid`.
+    /// Mode when `--mode` is not given. Default `hierarchical` (at least as good as `hybrid`
+    /// on every shared evaluation set, and better on long filings; `bench/results/eval/README.md`).
     pub mode: Mode,
     /// Per-leg RRF weights.
     pub weights: LegWeights,
@@ -126,7 +127,7 @@ impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
             k: 10,
-            mode: Mode::Hybrid,
+            mode: Mode::Hierarchical,
             weights: LegWeights::default(),
             rrf_k: 60.0,
             document_k: 10.0,

@@ -18,9 +18,9 @@ use super::{answer, check_query, failed, render, run, Strata};
 pub struct SearchArgs {
     /// What to find: words, a "quoted phrase", or a section number (§ 4.2, Section 203(a)).
     pub query: String,
-    /// hybrid (default: words and meaning), keyword (exact words), exact (section numbers,
-    /// defined terms, phrases), dense (meaning only) or hierarchical (hybrid, plus the sections whose headings the query
-    /// names, a few passages per section).
+    /// hierarchical (default: words and meaning, plus the sections whose headings the query
+    /// names, a few passages per section), hybrid (the same without sections), keyword (exact
+    /// words), exact (section numbers, defined terms, phrases) or dense (meaning only).
     pub mode: Option<String>,
     /// Number of passages, 1 to 100 (default 10).
     pub k: Option<usize>,
