@@ -275,7 +275,7 @@ mod tests {
         let c = Config::default();
         let shown = toml::to_string(&c).unwrap();
         for line in [
-            "mode = \"hybrid\"",
+            "mode = \"hierarchical\"",
             "fusion = \"rrf\"",
             "order = \"position\"",
             "provider = \"local\"",
