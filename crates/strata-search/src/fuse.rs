@@ -39,8 +39,9 @@ pub enum Leg {
     /// Not a chunk leg: the rank and score of the chunk's document among the documents the
     /// query names ([`crate::documents`]).
     Document,
-    /// Not a chunk leg (hierarchical mode): the rank and term of the chunk's section among
-    /// the sections that lift their chunks ([`crate::hierarchy`]).
+    /// Not a chunk leg (hierarchical mode): the term the chunk's section adds, with rank 1
+    /// when the query names the section or an ancestor by its heading, else the section's
+    /// best rank among its document's sections in a section leg ([`crate::hierarchy`]).
     Section,
     /// Not a retrieval leg: the reranker's rank and score, for results it reordered.
     Rerank,

@@ -3,8 +3,8 @@
 //!
 //! The [`Searcher`] only wires the stages; each lives in its own module, named as in
 //! [`Timings`]. The mode decides which legs retrieve and whether the hierarchy stage lifts
-//! the sections a query names and caps the chunks per section; rerank, hierarchy, highlight and assemble run only when the
-//! request (and the searcher) asks for them.
+//! the sections a query names and caps the chunks per section; rerank, hierarchy, highlight
+//! and assemble run only when the request (and the searcher) asks for them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
