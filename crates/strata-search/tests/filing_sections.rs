@@ -7,8 +7,9 @@
 //! The questions are generated from each filing's own tree, the same sentence around every
 //! heading of at least three words, so nothing here is tuned to a question of the benchmark.
 
-use std::path::Path;
+mod common;
 
+use common::{ingest_lexical, shared};
 use strata_core::config::SearchConfig;
 use strata_core::NodeId;
 use strata_index::{EmbeddedStore, Filter, StoreRead};
@@ -18,21 +19,9 @@ const FILINGS: [&str; 2] = ["ACTIVISIONBLIZZARD_2019_10K.pdf", "PEPSICO_2022_10K
 
 #[test]
 fn hierarchical_puts_the_section_a_question_names_first_more_often_than_hybrid() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/eval/financebench-dev");
-    if !dir.exists() {
-        eprintln!("skipping: the financebench-dev filings are not at {}", dir.display());
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let index = tmp.path().join("index");
-    let mut config = strata_core::Config::default();
-    config.dense.enabled = false;
-    let paths: Vec<String> = FILINGS.iter().map(|f| dir.join(f).display().to_string()).collect();
-    let location = strata_engine::Location::Embedded(index.clone());
-    let summary = strata_engine::ingest::run(&config, &location, &paths, false, false, None, &|| {}).unwrap();
-    assert_eq!(summary.failed, 0, "{:?}", summary.outcomes);
-
-    let store = EmbeddedStore::open(&index).unwrap();
+    let Some(dir) = shared("eval/financebench-dev") else { return };
+    let ingested = ingest_lexical(&FILINGS.map(|f| dir.join(f)));
+    let store = EmbeddedStore::open(&ingested.index).unwrap();
     let searcher = Searcher::new(&store, SearchConfig::default()).unwrap();
     let (mut asked, mut hierarchical, mut hybrid) = (0, 0, 0);
     for doc in store.documents().unwrap() {

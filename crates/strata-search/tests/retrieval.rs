@@ -26,7 +26,7 @@
 //! The index is built as `strata ingest` builds it with the dense leg off
 //! (`strata_engine::ingest::run`, structural contexts).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
@@ -36,32 +36,15 @@ use strata_index::{EmbeddedStore, Filter, StoreRead};
 use strata_ingest::tokenize::{Cl100k, Tokenizer};
 use strata_search::{navigate, Expand, Mode, SearchRequest, SearchResponse, Searcher, Unit};
 
-/// A temporary index that the tests of this binary share.
-struct Ingested {
-    _dir: tempfile::TempDir,
-    index: PathBuf,
-}
+mod common;
+use common::{ingest_lexical, shared, Ingested};
 
 /// Ingests `parts` of the shared corpus (relative to it) into a new temporary index with the
-/// dense leg off, asserting that no file failed; `None` (and a printed reason) when the
-/// corpus is absent.
+/// dense leg off; `None` when the corpus is absent.
 fn ingest_corpus(parts: &[&str]) -> Option<Ingested> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
-    if !corpus.join("MANIFEST.tsv").exists() {
-        eprintln!("skipping: the shared corpus is not at {}", corpus.display());
-        return None;
-    }
-    let corpus = corpus.canonicalize().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let index = dir.path().join("index");
-    let mut config = strata_core::Config::default();
-    config.dense.enabled = false;
-    let paths: Vec<String> = parts.iter().map(|p| corpus.join(p).display().to_string()).collect();
-    let location = strata_engine::Location::Embedded(index.clone());
-    let summary = strata_engine::ingest::run(&config, &location, &paths, false, false, None, &|| {}).unwrap();
-    assert_eq!(summary.failed, 0, "{:?}", summary.outcomes);
-    eprintln!("ingested {} files, {} chunks in {:.2}s", summary.ingested, summary.chunks, summary.seconds);
-    Some(Ingested { _dir: dir, index })
+    let corpus = shared("corpus/MANIFEST.tsv")?.parent().unwrap().to_path_buf();
+    let files: Vec<PathBuf> = parts.iter().map(|p| corpus.join(p)).collect();
+    Some(ingest_lexical(&files))
 }
 
 fn ingested() -> Option<&'static Ingested> {

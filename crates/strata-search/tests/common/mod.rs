@@ -1,0 +1,40 @@
+//! What the ranking tests share: a temporary index built as `strata ingest` builds it.
+
+use std::path::{Path, PathBuf};
+
+/// A temporary index; the folder goes when this is dropped.
+pub struct Ingested {
+    _dir: tempfile::TempDir,
+    /// The index folder.
+    pub index: PathBuf,
+}
+
+/// Ingests `files` into a new temporary index with the dense leg off (structural contexts,
+/// the other defaults of `strata ingest`), asserting that no file failed.
+pub fn ingest_lexical(files: &[PathBuf]) -> Ingested {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let mut config = strata_core::Config::default();
+    config.dense.enabled = false;
+    let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    let location = strata_engine::Location::Embedded(index.clone());
+    let summary = strata_engine::ingest::run(&config, &location, &paths, false, false, None, &|| {}).unwrap();
+    assert_eq!(summary.failed, 0, "{:?}", summary.outcomes);
+    eprintln!("ingested {} files, {} chunks in {:.2}s", summary.ingested, summary.chunks, summary.seconds);
+    Ingested { _dir: dir, index }
+}
+
+/// `../shared/data/RELATIVE` next to this checkout, `None` (and a printed reason) when absent.
+pub fn shared(relative: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").join(relative);
+    match path.canonicalize() {
+        Ok(path) => Some(path),
+        Err(_) => {
+            eprintln!(
+                "skipping: {} is absent (the shared data are not next to this checkout)",
+                path.display()
+            );
+            None
+        }
+    }
+}
