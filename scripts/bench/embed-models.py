@@ -7,12 +7,13 @@ the first's vectors (minimum, mean, share under 0.995).
     python3 scripts/bench/embed-models.py all-MiniLM-L6-v2 all-MiniLM-L6-v2@int8 all-MiniLM-L6-v2-static [--n 1024] [--rounds 3]
 
 `MODEL@PRECISION` runs MODEL with `STRATA_DENSE_PRECISION=PRECISION` (fp32, int8, auto); a
-bare name runs in fp32.
+bare name runs in fp32. `MODEL@PRECISION:LANES` also sets `STRATA_DENSE_LANES` (sessions
+side by side; default one per core).
 
 Inputs: N texts of 800-1000 characters (about 200 tokens, a chunk), paragraphs of the RFCs in
 ../shared/data/corpus/txt joined until 800 characters. Each round runs every model once
 (interleaved, so a busy machine slows all alike); the median round is reported. The example
-uses every core and the models' defaults (batch 32, capped at 1,024 padded tokens).
+uses every core and the models' defaults (batch 32, capped at 256 padded tokens).
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 from pathlib import Path
@@ -25,8 +26,11 @@ from embed_peers import inputs  # noqa: E402  (the same passages as the peer com
 
 
 def run(spec, texts_path, vectors_path):
-    model, _, precision = spec.partition("@")
+    model, _, graph = spec.partition("@")
+    precision, _, lanes = graph.partition(":")
     env = dict(os.environ, STRATA_DENSE_PRECISION=precision or "fp32")
+    if lanes:
+        env["STRATA_DENSE_LANES"] = lanes
     line = subprocess.run([str(BENCH), texts_path, model, "32", vectors_path], check=True,
                           capture_output=True, text=True, env=env).stdout
     fields = dict(f.split("=", 1) for f in line.split()[1:])

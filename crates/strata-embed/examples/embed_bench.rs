@@ -5,7 +5,8 @@
 //! cargo run --release -p strata-embed --example embed_bench -- INPUTS.jsonl MODEL [BATCH] [OUT.f32]
 //! ```
 //! `STRATA_DENSE_PRECISION` (`auto`, `fp32`, `int8`; default fp32) chooses the graph's
-//! arithmetic, as `[dense] precision` does. Prints one line with sentences per second (after one warm-up batch, tokenization
+//! arithmetic, as `[dense] precision` does; `STRATA_DENSE_LANES` the lanes (default: one
+//! per core, as `[dense] lanes = 0`). Prints one line with sentences per second (after one warm-up batch, tokenization
 //! included) and writes the vectors as raw little-endian f32 when `OUT.f32` is given, so
 //! `scripts/bench/embed_peers.py` can compare them with sentence-transformers.
 
@@ -37,10 +38,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         let wanted = std::env::var("STRATA_DENSE_PRECISION").unwrap_or_else(|_| "fp32".into());
         let precision = local::precision_for(wanted.parse::<DensePrecision>()?);
-        Box::new(LocalEmbedder::open_dir(
-            &dir,
-            LocalOptions { batch_size, precision, ..LocalOptions::default() },
-        )?)
+        let defaults = LocalOptions::default();
+        let lanes = match std::env::var("STRATA_DENSE_LANES") {
+            Ok(n) => n.parse()?,
+            Err(_) => defaults.lanes,
+        };
+        Box::new(LocalEmbedder::open_dir(&dir, LocalOptions { batch_size, precision, lanes, ..defaults })?)
     };
     let load = t.elapsed().as_secs_f64();
     embedder.embed_passages(&refs[..batch_size.min(refs.len())])?;

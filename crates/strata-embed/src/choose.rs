@@ -19,8 +19,13 @@ fn local(config: &Config, spec: &str) -> Result<Box<dyn Embedder>> {
         0 => LocalOptions::default().threads,
         n => n,
     };
+    let lanes = match config.dense.lanes {
+        0 => local::default_lanes(threads),
+        n => n,
+    };
     let options = LocalOptions {
         threads,
+        lanes,
         batch_size: config.dense.batch_size,
         precision: local::precision_for(config.dense.precision),
     };

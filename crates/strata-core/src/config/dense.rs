@@ -59,6 +59,9 @@ pub struct DenseConfig {
     pub batch_size: usize,
     /// Inference threads; 0 means one per core. Default 0.
     pub threads: usize,
+    /// Local model sessions that embed batches side by side, sharing `threads`; 0 means
+    /// one per thread, at most 4. Each holds its own copy of the model. Default 0.
+    pub lanes: usize,
     /// Local model arithmetic: `auto` (int8 where the CPU has VNNI, else f32; the default),
     /// `fp32` or `int8`.
     pub precision: DensePrecision,
@@ -81,6 +84,7 @@ impl Default for DenseConfig {
             model: "all-MiniLM-L6-v2".into(),
             batch_size: 32,
             threads: 0,
+            lanes: 0,
             precision: DensePrecision::Auto,
             ann_threshold: 20_000,
             sections: false,

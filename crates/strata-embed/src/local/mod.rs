@@ -1,7 +1,9 @@
 //! A sentence-transformer run locally on ONNX Runtime.
 //!
 //! The model folder is read by [`ModelFolder`], the encoder graph is built from its weights by
-//! [`graph`], and ONNX Runtime runs it on the CPU with one intra-op thread per core. Texts are
+//! [`graph`], and ONNX Runtime runs it on the CPU in **lanes**: one session per core (at most
+//! [`MAX_LANES`]), each with one intra-op thread, each taking the next batch of a call as it
+//! finishes one, and each query (a call of one text) on whichever lane is free. Texts are
 //! tokenized with the model's own `tokenizer.json`, truncated to the model's window, sorted by
 //! length and padded per batch to the batch's longest text, so that short chunks do not pay
 //! for long ones. Pooling follows the model's configuration; every vector is L2-normalized.
@@ -14,6 +16,7 @@ pub mod graph;
 pub mod quantize;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use ort::environment::Environment;
@@ -31,8 +34,12 @@ use crate::{l2_normalize, locate, Embedder, EmbedderInfo, Embeddings, Pooling};
 /// How a local model runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LocalOptions {
-    /// Intra-op threads. Default: the number of cores.
+    /// Threads in all. Default: the number of cores.
     pub threads: usize,
+    /// Sessions that run batches side by side, each with `threads / lanes` intra-op
+    /// threads. Default: [`default_lanes`] of `threads`. A lane holds its own copy of the
+    /// graph (about 60 MB in int8, 90 MB in f32).
+    pub lanes: usize,
     /// Texts per forward pass. Default 32: on two cores, batch 64 of 256-token texts ran at
     /// half the speed of batch 32 (attention tensors leave the cache; see
     /// `bench/results/embedding-stack.md`).
@@ -44,13 +51,26 @@ pub struct LocalOptions {
 
 impl Default for LocalOptions {
     fn default() -> Self {
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         LocalOptions {
-            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            threads,
+            lanes: default_lanes(threads),
             batch_size: 32,
             precision: Precision::Fp32,
         }
     }
 }
+
+/// Lanes for `threads` threads: one per thread up to [`MAX_LANES`], then more threads per
+/// lane. One thread per lane, each on its own batch, beat one session with two intra-op
+/// threads by 30 % in int8 on two cores (126.7 against 95.8 texts/s,
+/// `bench/results/int8/README.md`): a pass of one text has little to share between threads.
+pub fn default_lanes(threads: usize) -> usize {
+    threads.clamp(1, MAX_LANES)
+}
+
+/// Lanes at most by default: each holds its own graph.
+pub const MAX_LANES: usize = 4;
 
 /// Whether this CPU multiplies u8 by s8 in VNNI (AVX-512 VNNI or AVX-VNNI): the int8 graph
 /// is fast and exact there; elsewhere the products go through 16-bit sums that can saturate.
@@ -86,7 +106,7 @@ pub fn precision_for(wanted: DensePrecision) -> Precision {
 pub struct LocalEmbedder {
     info: EmbedderInfo,
     tokenizer: Tokenizer,
-    session: Mutex<Session>,
+    sessions: Vec<Mutex<Session>>,
     batch_size: usize,
 }
 
@@ -183,7 +203,11 @@ impl LocalEmbedder {
         // the model's window and pads per batch itself.
         let tokenizer = tokenizer_for(folder, folder.max_seq_len)?;
         let what = format!("the encoder for {}", folder.dir.display());
-        let session = session(folder, graph::Head::Encoder, options, &what)?;
+        let lanes = options.lanes.clamp(1, options.threads.max(1));
+        let lane_options = LocalOptions { threads: (options.threads / lanes).max(1), ..options };
+        let sessions = (0..lanes)
+            .map(|_| session(folder, graph::Head::Encoder, lane_options, &what).map(Mutex::new))
+            .collect::<Result<Vec<_>>>()?;
 
         Ok(LocalEmbedder {
             info: EmbedderInfo {
@@ -196,7 +220,7 @@ impl LocalEmbedder {
                 passage_prefix: folder.passage_prefix.clone(),
             },
             tokenizer,
-            session: Mutex::new(session),
+            sessions,
             batch_size: options.batch_size.max(1),
         })
     }
@@ -227,10 +251,9 @@ impl LocalEmbedder {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(encodings[i].len()));
 
+        let batches: Vec<&[usize]> = token_batches(&order, |i| encodings[i].len(), self.batch_size).collect();
         let mut out = vec![0.0f32; texts.len() * dim];
-        for batch in token_batches(&order, |i| encodings[i].len(), self.batch_size) {
-            let rows: Vec<&Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
-            let pooled = self.run(&rows)?;
+        for (batch, pooled) in batches.iter().zip(self.run_batches(&batches, &encodings)?) {
             for (k, &i) in batch.iter().enumerate() {
                 out[i * dim..(i + 1) * dim].copy_from_slice(&pooled[k * dim..(k + 1) * dim]);
             }
@@ -238,6 +261,35 @@ impl LocalEmbedder {
         let mut embeddings = Embeddings::new(dim, out);
         embeddings.set_truncated(truncated);
         Ok(embeddings)
+    }
+
+    /// Runs `batches` (indexes into `encodings`) on every lane at once, each lane taking the
+    /// next batch when it is done; returns each batch's pooled rows, in batch order.
+    fn run_batches(&self, batches: &[&[usize]], encodings: &[Encoding]) -> Result<Vec<Vec<f32>>> {
+        let next = AtomicUsize::new(0);
+        let lane = || -> Result<Vec<(usize, Vec<f32>)>> {
+            let mut done = Vec::new();
+            loop {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                let Some(batch) = batches.get(b) else { return Ok(done) };
+                let rows: Vec<&Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
+                done.push((b, self.run(&rows)?));
+            }
+        };
+        let lanes = self.sessions.len().min(batches.len());
+        let finished: Vec<Result<Vec<(usize, Vec<f32>)>>> = if lanes <= 1 {
+            vec![lane()]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..lanes).map(|_| scope.spawn(&lane)).collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+            })
+        };
+        let mut pooled = vec![Vec::new(); batches.len()];
+        for (b, rows) in finished.into_iter().collect::<Result<Vec<_>>>()?.into_iter().flatten() {
+            pooled[b] = rows;
+        }
+        Ok(pooled)
     }
 
     /// One forward pass over `rows`, padded to the longest; returns pooled, normalized rows.
@@ -278,21 +330,22 @@ impl LocalEmbedder {
             ("input_ids".into(), Tensor::from_array((shape.clone(), ids)).map_err(err)?.into()),
             ("attention_mask".into(), Tensor::from_array((shape, mask)).map_err(err)?.into()),
         ];
-        let mut session =
-            self.session.lock().map_err(|_| Error::Internal("embedder lock poisoned".into()))?;
+        let mut session = match self.sessions.iter().find_map(|s| s.try_lock().ok()) {
+            Some(free) => free,
+            None => self.sessions[0].lock().map_err(|_| Error::Internal("embedder lock poisoned".into()))?,
+        };
         let outputs = session.run(inputs).map_err(err)?;
         let (_, hidden) = outputs[graph::OUTPUT].try_extract_tensor::<f32>().map_err(err)?;
         Ok(read(hidden, len))
     }
 }
 
-/// Padded tokens per forward pass at most: batch 32 of 32-token texts, 4 of 256. Longer
-/// texts go in smaller batches, so ONNX Runtime's arena, sized by the largest pass it has
-/// seen, stays that of a 1,024-token pass (attention scores alone are `batch × heads × len²`
-/// floats: 100 MB for 32 texts of 256 tokens). On the demo corpus (two cores, int8) 4,096
-/// tokens gave 68 texts/s at 535 MB peak RSS, 2,048 gave 77 at 373 MB, 1,024 gave 75 at
-/// 296 MB (`bench/results/ingest-dense.md`).
-const BATCH_TOKENS: usize = 32 * 32;
+/// Padded tokens per forward pass at most: 8 texts of 32 tokens, one of 256. Small passes
+/// keep each lane's activations in the core's cache and ONNX Runtime's arena small
+/// (attention scores alone are `batch × heads × len²` floats). With two lanes in int8 on two
+/// cores, 512 texts of ~200 tokens ran at 132 texts/s with one text a pass, 130 at 256
+/// tokens, 127 at 512, 110 at 1,024 and 81 at 2,048 (`bench/results/int8/README.md`).
+const BATCH_TOKENS: usize = 256;
 
 /// Cuts `order` (longest first) into batches of at most `batch_size` texts and at most
 /// [`BATCH_TOKENS`] padded tokens (a batch's first text sets its padded length), never empty.
@@ -357,12 +410,13 @@ mod tests {
 
     #[test]
     fn long_texts_go_in_smaller_batches() {
-        // 1,024 tokens a pass: 4 texts of 256 tokens; the third batch starts at 256 tokens
-        // and takes 2 of them and 2 of 100; the 10 left of 100 tokens fit in one.
-        let mut lens = vec![256; 10];
-        lens.extend([100; 12]);
-        assert_eq!(sizes(&lens, 32), vec![4, 4, 4, 10]);
-        assert_eq!(sizes(&[20; 70], 32), vec![32, 32, 6]);
+        // 256 tokens a pass: one text of 256 tokens, two of 100, twelve of 20; a batch's
+        // first (longest) text sets the count.
+        let mut lens = vec![256; 3];
+        lens.extend([100; 5]);
+        assert_eq!(sizes(&lens, 32), vec![1, 1, 1, 2, 2, 1]);
+        assert_eq!(sizes(&[20; 30], 32), vec![12, 12, 6]);
+        assert_eq!(sizes(&[20; 30], 8), vec![8, 8, 8, 6]);
     }
 
     #[test]
