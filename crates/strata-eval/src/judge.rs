@@ -258,6 +258,41 @@ pub fn score(
     out
 }
 
+/// Hits judged for their highlights: the first this many.
+pub const HIGHLIGHT_HITS: usize = 10;
+
+/// How well the highlights of the hits that hold gold point at it: over the first
+/// [`HIGHLIGHT_HITS`] hits that overlap a gold span, the share whose first highlight
+/// overlaps one (`highlight_p@1`) and the share of their first three highlights that do
+/// (`highlight_p@3`, over the highlights given; a hit with none scores 0). Empty when no
+/// hit holds span gold: the ranking, not the highlighter, missed.
+pub fn score_highlights(gold: &ResolvedGold, hits: &[SearchHit]) -> Vec<(String, f64)> {
+    let spans: Vec<(&DocId, Span)> = gold
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Span { doc, span } => Some((doc, *span)),
+            _ => None,
+        })
+        .collect();
+    let on_gold = |doc: &str, span: Span| spans.iter().any(|(d, g)| d.0 == doc && g.overlaps(span));
+    let (mut p1, mut p3, mut n) = (0.0, 0.0, 0usize);
+    for hit in hits.iter().take(HIGHLIGHT_HITS).filter(|h| on_gold(&h.doc_id, h.span)) {
+        n += 1;
+        let first: Vec<bool> = hit.highlights.iter().take(3).map(|h| on_gold(&hit.doc_id, h.span)).collect();
+        if first.first() == Some(&true) {
+            p1 += 1.0;
+        }
+        if !first.is_empty() {
+            p3 += first.iter().filter(|&&on| on).count() as f64 / first.len() as f64;
+        }
+    }
+    if n == 0 {
+        return Vec::new();
+    }
+    vec![("highlight_p@1".into(), p1 / n as f64), ("highlight_p@3".into(), p3 / n as f64)]
+}
+
 fn matches(item: &Item, hit: &SearchHit, doc: &DocId, node: NodeId, tree: Option<&Tree>) -> bool {
     match item {
         Item::Doc(d) => d == doc,

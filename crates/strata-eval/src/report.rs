@@ -145,6 +145,28 @@ fn tables(report: &Report) -> Vec<Table> {
         tables.push(Table { title: "Sections, pages and spans".into(), header, rows });
     }
 
+    let judged = |r: &&Row| r.metrics.contains_key("highlight_p@3");
+    if ran(report).any(|r| judged(&r)) {
+        let header = ["chunking", "strategy", "highlight_p@1", "highlight_p@3", "highlight p50 ms", "highlight p99 ms"];
+        let rows = ran(report)
+            .filter(judged)
+            .map(|r| {
+                let stage = r.latency_ms.get("highlight");
+                let ms = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1}"));
+                vec![
+                    r.ingest.clone(),
+                    r.strategy.clone(),
+                    metric(r, "highlight_p@1"),
+                    metric(r, "highlight_p@3"),
+                    ms(stage.map(|p| p.p50)),
+                    ms(stage.map(|p| p.p99)),
+                ]
+            })
+            .collect();
+        let title = "Highlights: the hits on gold, how often their highlighted sentences are on it".into();
+        tables.push(Table { title, header: header.map(String::from).to_vec(), rows });
+    }
+
     let stages = ["total", "plan", "embed", "dense", "keyword", "exact", "fuse", "hierarchy", "fetch"];
     let mut header = vec!["chunking".to_string(), "strategy".to_string()];
     header.extend(["total p50", "total p95", "total p99"].map(String::from));

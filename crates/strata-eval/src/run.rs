@@ -10,7 +10,7 @@ use strata_core::config::SearchConfig;
 use strata_core::{Config, DocId, Error, Result};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
-use strata_search::{Catalog, Mode, SearchHit, SearchRequest, Searcher};
+use strata_search::{Catalog, Expand, Mode, SearchHit, SearchRequest, Searcher};
 
 use crate::dataset::{Dataset, Published};
 use crate::ingest::{self, IndexedSet, IngestConfig, IngestStats};
@@ -30,7 +30,10 @@ pub struct Strategy {
     pub rerank: bool,
     /// Search settings this strategy changes (`hybrid@dense=2@fusion=weighted`), as
     /// `(key, value)`: a leg's weight (`keyword`, `exact`, `dense`, `headings`, `sections`,
-    /// `documents`), `fusion`, `rrf_k`, `document_k` or `per_section` (`chunks_per_section`).
+    /// `documents`), `fusion`, `rrf_k`, `document_k` or `per_section` (`chunks_per_section`);
+    /// `highlights=dense|lexical` also highlights each hit's sentences and judges them
+    /// against span gold (`highlight_p@1`, `highlight_p@3`), with `highlight_sentences`
+    /// (`dense_highlight_sentences`) bounding the sentences embedded per search.
     #[serde(skip)]
     pub settings: Vec<(String, String)>,
 }
@@ -78,6 +81,19 @@ impl Strategy {
                 "documents" => c.weights.documents = number()?,
                 "rrf_k" => c.rrf_k = number()?,
                 "per_section" => c.chunks_per_section = number()? as usize,
+                "highlight_sentences" => c.dense_highlight_sentences = number()? as usize,
+                "highlights" => {
+                    c.dense_highlights = match value.as_str() {
+                        "dense" => true,
+                        "lexical" => false,
+                        _ => {
+                            return Err(Error::user(format!(
+                                "strategy {:?}: highlights is dense or lexical, got {value:?}",
+                                self.name
+                            )))
+                        }
+                    }
+                }
                 "document_k" => c.document_k = number()?,
                 "fusion" => {
                     c.fusion = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
@@ -93,11 +109,16 @@ impl Strategy {
         c.validate(&format!("strategy {:?}", self.name))?;
         Ok(c)
     }
+
+    /// Whether this strategy's highlights are judged (`@highlights=...`).
+    pub fn judges_highlights(&self) -> bool {
+        self.settings.iter().any(|(k, _)| k == "highlights")
+    }
 }
 
 /// The settings a strategy may change, as its error lists them.
-const SETTINGS: &str =
-    "keyword, exact, dense, headings, sections, documents, fusion, rrf_k, document_k or per_section";
+const SETTINGS: &str = "keyword, exact, dense, headings, sections, documents, fusion, rrf_k, document_k, \
+     per_section, highlights or highlight_sentences";
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -299,6 +320,12 @@ pub fn run(
         let catalog = Catalog::read(set.store.as_ref())?;
         for strategy in &grid.strategies {
             let search = strategy.search_config(&config.search)?;
+            let highlights = strategy.judges_highlights().then(|| Expand {
+                highlights: search.highlights.max(1),
+                dense_highlights: search.dense_highlights,
+                dense_highlight_sentences: search.dense_highlight_sentences,
+                ..Expand::none()
+            });
             let searcher = Searcher::with_catalog(set.store.as_ref(), search, catalog.clone());
             let searcher = match embedder {
                 Some(e) if set.has_vectors() => searcher.with_embedder(e)?,
@@ -309,7 +336,8 @@ pub fn run(
                 None => searcher,
             };
             progress.phase(&format!("{label} · {}", strategy.name), queries.len() as u64);
-            let row = run_strategy(&searcher, strategy, queries, &golds, &set, &doc_number, max_k, progress);
+            let judged = Judged { golds: &golds, set: &set, doc_number: &doc_number, highlights };
+            let row = run_strategy(&searcher, strategy, queries, &judged, max_k, progress);
             report.rows.push(Row { ingest: label.clone(), ..row });
         }
         report.ingests.insert(label, set.stats);
@@ -318,17 +346,24 @@ pub fn run(
     Ok(report)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a strategy's answers are judged against.
+struct Judged<'a> {
+    golds: &'a [judge::ResolvedGold],
+    set: &'a IndexedSet,
+    doc_number: &'a HashMap<DocId, usize>,
+    /// The expansion that highlights the hits, when highlights are judged.
+    highlights: Option<Expand>,
+}
+
 fn run_strategy(
     searcher: &Searcher<'_>,
     strategy: &Strategy,
     queries: &[crate::dataset::Query],
-    golds: &[judge::ResolvedGold],
-    set: &IndexedSet,
-    doc_number: &HashMap<DocId, usize>,
+    judged: &Judged<'_>,
     max_k: usize,
     progress: &dyn Progress,
 ) -> Row {
+    let Judged { golds, set, doc_number, .. } = *judged;
     let mut row = Row {
         ingest: String::new(),
         strategy: strategy.name.clone(),
@@ -353,9 +388,13 @@ fn run_strategy(
         // Judged by document, several chunks of one document collapse into one result: ask
         // for more chunks so that the cut-offs count documents.
         let k = if gold.by_document() { strata_core::config::MAX_K } else { max_k };
-        // The ranking is what is judged: no merging, pages, highlights or context.
+        // The ranking is what is judged: no merging, pages or context (highlights only when
+        // they are judged too).
         let mut request = SearchRequest::new(query.text.clone(), strategy.mode, k).ranking_only();
         request.rerank = strategy.rerank;
+        if let Some(expand) = &judged.highlights {
+            request.expand = expand.clone();
+        }
         match searcher.search(&request) {
             Ok(response) => {
                 for (stage, ms) in response.timings.stages() {
@@ -363,7 +402,11 @@ fn run_strategy(
                 }
                 let mut hits: Vec<SearchHit> = metrics::dedupe(response.hits, |h| h.chunk_id.clone());
                 metrics::break_ties(&mut hits, |h| h.score, |h| h.chunk_id.clone());
-                tally(&mut row, &mut sums, judge::score(gold, &hits, set, doc_number, &KS));
+                let mut scores = judge::score(gold, &hits, set, doc_number, &KS);
+                if judged.highlights.is_some() {
+                    scores.extend(judge::score_highlights(gold, &hits));
+                }
+                tally(&mut row, &mut sums, scores);
             }
             Err(e) if i == 0 && matches!(e, Error::User(_)) => {
                 // The mode cannot run on this index at all (not built, no vectors, …).
@@ -416,6 +459,7 @@ mod tests {
             ("hybrid@dense=x", "takes a number"),
             ("hybrid@speed=1", "unknown setting"),
             ("hybrid@dense=-1", ">= 0"),
+            ("hybrid@highlights=bold", "dense or lexical"),
         ] {
             let err = Strategy::parse(bad).unwrap_err().to_string();
             assert!(err.contains(says), "{bad}: {err}");

@@ -4,13 +4,13 @@
 //! same splitter the chunker uses) and each sentence is scored against the query:
 //!
 //! - **dense**, when the searcher has the query embedder: the inner product of the sentence's
-//!   embedding with the query vector the dense leg already made. At most
-//!   [`DENSE_SENTENCES`] sentences per search are embedded, taken from the passages in rank
-//!   order, so the cost stays bounded (one batch of short texts);
+//!   embedding with the query vector the dense leg already made. Whole passages are scored
+//!   this way in rank order while their sentences fit in the request's budget
+//!   (`[search] dense_highlight_sentences`), so the cost per search stays bounded;
 //! - **BM25** over the sentences of all returned passages (the passages are the collection:
 //!   term frequency in the sentence, inverse document frequency across those sentences,
-//!   English stemming as the keyword leg does). With a dense score it only breaks near-ties
-//!   (it adds at most [`LEXICAL_TIE_BREAK`]); without one it is the score.
+//!   English stemming as the keyword leg does). In a passage scored densely it only breaks
+//!   near-ties (it adds at most [`LEXICAL_TIE_BREAK`]); in the others it is the score.
 //!
 //! A passage's best `per_hit` sentences come back, best first, as byte spans of the
 //! document's text. A sentence with no dense score and no query term is never a highlight.
@@ -21,20 +21,29 @@ use strata_core::{Result, Span};
 use strata_embed::Embedder;
 use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer};
 
-/// Most sentences embedded per search for dense sentence scores.
-pub const DENSE_SENTENCES: usize = 64;
+/// Dense sentence scoring: the query vector, the embedder that made it, and the most
+/// sentences to embed per search.
+#[derive(Clone, Copy)]
+pub struct DenseScoring<'a> {
+    /// The query's vector (the dense leg's).
+    pub query: &'a [f32],
+    /// The embedder that made it.
+    pub embedder: &'a dyn Embedder,
+    /// Sentences embedded per search at most.
+    pub sentences: usize,
+}
 /// The most BM25 adds to a dense sentence score (BM25 scaled to 0..=1 within the passage).
 pub const LEXICAL_TIE_BREAK: f32 = 0.05;
 /// Sentences shorter than this many bytes (list markers, lone numbers) are not highlighted.
 const MIN_SENTENCE_BYTES: usize = 12;
 
-/// The highlight stage: sets the `per_hit` best sentences of each hit, scored densely with
-/// the query vector and embedder in `dense`, when given.
+/// The highlight stage: sets the `per_hit` best sentences of each hit, scored densely as
+/// `dense` says, when given.
 pub fn highlight_hits(
     query: &str,
     hits: &mut [crate::response::SearchHit],
     per_hit: usize,
-    dense: Option<(&[f32], &dyn Embedder)>,
+    dense: Option<DenseScoring<'_>>,
 ) -> Result<()> {
     let passages: Vec<Passage<'_>> =
         hits.iter().map(|h| Passage { text: &h.text, start: h.span.start }).collect();
@@ -84,13 +93,13 @@ pub(crate) fn terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
 }
 
 /// Scores the sentences of `passages` against `query` and returns up to `per_hit`
-/// highlights per passage, best first. `dense` is the query vector and its embedder, when
+/// highlights per passage, best first. `dense` scores the sentences with the embedder, when
 /// the dense leg ran.
 pub fn highlight(
     query: &str,
     passages: &[Passage<'_>],
     per_hit: usize,
-    dense: Option<(&[f32], &dyn Embedder)>,
+    dense: Option<DenseScoring<'_>>,
 ) -> Result<Vec<Vec<Highlight>>> {
     if per_hit == 0 {
         return Ok(passages.iter().map(|_| Vec::new()).collect());
@@ -144,19 +153,10 @@ pub fn highlight(
                 .sum()
         })
         .collect();
-    // Dense scores for the first sentences in rank order.
-    let mut dense_scores: Vec<Option<f32>> = vec![None; sentences.len()];
-    if let Some((vector, embedder)) = dense {
-        let take = sentences.len().min(DENSE_SENTENCES);
-        let texts: Vec<&str> = sentences[..take]
-            .iter()
-            .map(|s| s.span.slice_from(passages[s.passage].text, passages[s.passage].start))
-            .collect();
-        let embedded = embedder.embed_passages(&texts)?;
-        for (i, row) in embedded.rows().enumerate() {
-            dense_scores[i] = Some(row.iter().zip(vector).map(|(a, b)| a * b).sum());
-        }
-    }
+    let dense_scores = match dense {
+        Some(d) => dense_scores(&sentences.iter().map(|s| (s.passage, s.span)).collect::<Vec<_>>(), passages, d)?,
+        None => vec![None; sentences.len()],
+    };
     let mut out: Vec<Vec<Highlight>> = passages.iter().map(|_| Vec::new()).collect();
     let mut best_bm25 = vec![0f32; passages.len()];
     for (s, &b) in sentences.iter().zip(&bm25) {
@@ -181,6 +181,38 @@ pub fn highlight(
         list.truncate(per_hit);
     }
     Ok(out)
+}
+
+/// Dense scores of `sentences` (passage, span; in passage order): whole passages in rank
+/// order while their sentences fit in `dense.sentences`; `None` for the rest. A passage is
+/// never scored in part, so its sentences are ranked on one scale.
+fn dense_scores(
+    sentences: &[(usize, Span)],
+    passages: &[Passage<'_>],
+    dense: DenseScoring<'_>,
+) -> Result<Vec<Option<f32>>> {
+    let mut take = 0;
+    while take < sentences.len() {
+        let passage = sentences[take].0;
+        let end = take + sentences[take..].iter().take_while(|(p, _)| *p == passage).count();
+        if end > dense.sentences {
+            break;
+        }
+        take = end;
+    }
+    let mut scores = vec![None; sentences.len()];
+    if take == 0 {
+        return Ok(scores);
+    }
+    let texts: Vec<&str> = sentences[..take]
+        .iter()
+        .map(|&(p, span)| span.slice_from(passages[p].text, passages[p].start))
+        .collect();
+    let embedded = dense.embedder.embed_passages(&texts)?;
+    for (i, row) in embedded.rows().enumerate() {
+        scores[i] = Some(row.iter().zip(dense.query).map(|(a, b)| a * b).sum());
+    }
+    Ok(scores)
 }
 
 /// Slicing a document span out of a passage that starts at `start` in the document.
@@ -217,5 +249,63 @@ mod tests {
         let passages = [Passage { text: "Nothing to see in this sentence at all.", start: 0 }];
         assert!(highlight("query", &passages, 0, None).unwrap()[0].is_empty());
         assert!(highlight("zyzzyva", &passages, 3, None).unwrap()[0].is_empty());
+    }
+
+    /// Scores a sentence 1 when it mentions "thirty", else 0, and keeps what it embedded.
+    struct Thirty {
+        info: strata_embed::EmbedderInfo,
+        seen: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl Embedder for Thirty {
+        fn info(&self) -> &strata_embed::EmbedderInfo {
+            &self.info
+        }
+        fn embed_passages(&self, texts: &[&str]) -> Result<strata_embed::Embeddings> {
+            self.seen.lock().unwrap().extend(texts.iter().map(|t| t.to_string()));
+            let rows = texts.iter().map(|t| if t.contains("thirty") { 1.0 } else { 0.0 }).collect();
+            Ok(strata_embed::Embeddings::new(1, rows))
+        }
+        fn embed_queries(&self, texts: &[&str]) -> Result<strata_embed::Embeddings> {
+            self.embed_passages(texts)
+        }
+    }
+
+    #[test]
+    fn dense_highlights_score_whole_passages_within_the_sentence_budget() {
+        let first = "Backups are kept for thirty days. The retention policy is reviewed. Ops owns it.";
+        let second = "Retention of logs is ninety days. Logs are kept thirty days in hot storage.";
+        let passages = [Passage { text: first, start: 0 }, Passage { text: second, start: 1000 }];
+        let thirty = |sentences| Thirty {
+            info: strata_embed::EmbedderInfo {
+                model_id: "thirty".into(),
+                dim: 1,
+                max_seq_len: 16,
+                pooling: strata_embed::Pooling::Mean,
+                tokenizer: None,
+                query_prefix: String::new(),
+                passage_prefix: String::new(),
+            },
+            seen: std::sync::Mutex::new(Vec::with_capacity(sentences)),
+        };
+        let query = [1.0f32];
+        let run = |budget: usize| {
+            let embedder = thirty(budget);
+            let dense = DenseScoring { query: &query, embedder: &embedder, sentences: budget };
+            let out = highlight("how long is retention", &passages, 1, Some(dense)).unwrap();
+            (out, embedder.seen.into_inner().unwrap().len())
+        };
+        // Four sentences fit the first passage (three) but not the second as well (five).
+        let (out, embedded) = run(4);
+        assert_eq!(embedded, 3);
+        // The first passage is scored densely: the sentence without a query term wins.
+        assert_eq!(out[0][0].text, "Backups are kept for thirty days.");
+        // The second by BM25 alone: "retention" is in its first sentence only.
+        assert_eq!(out[1][0].text, "Retention of logs is ninety days.");
+        // A budget smaller than the first passage embeds nothing; a large one both.
+        assert_eq!(run(2).1, 0);
+        let (out, embedded) = run(64);
+        assert_eq!(embedded, 5);
+        assert_eq!(out[1][0].text, "Logs are kept thirty days in hot storage.");
     }
 }

@@ -24,6 +24,8 @@ pub struct Expand {
     /// Score highlight sentences with the dense model when the searcher has one (else, or
     /// when false, with BM25 over the hits' sentences).
     pub dense_highlights: bool,
+    /// Dense highlights: sentences embedded per search at most.
+    pub dense_highlight_sentences: usize,
 }
 
 impl Default for Expand {
@@ -42,6 +44,7 @@ impl Expand {
             references: config.references,
             highlights: config.highlights,
             dense_highlights: config.dense_highlights,
+            dense_highlight_sentences: config.dense_highlight_sentences,
         }
     }
 
@@ -54,6 +57,7 @@ impl Expand {
             references: false,
             highlights: 0,
             dense_highlights: false,
+            dense_highlight_sentences: 0,
         }
     }
 }

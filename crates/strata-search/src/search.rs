@@ -218,7 +218,11 @@ impl<'s> Searcher<'s> {
         let x = &req.expand;
         if x.highlights > 0 && !hits.is_empty() {
             let dense = match (&retrieved.vector, self.embedder) {
-                (Some(v), Some(e)) if x.dense_highlights => Some((v.as_slice(), e)),
+                (Some(v), Some(e)) if x.dense_highlights => Some(highlight::DenseScoring {
+                    query: v.as_slice(),
+                    embedder: e,
+                    sentences: x.dense_highlight_sentences,
+                }),
                 _ => None,
             };
             let (found, ms) = timed(|| highlight::highlight_hits(&req.query, &mut hits, x.highlights, dense));

@@ -116,12 +116,19 @@ pub struct SearchConfig {
     /// when the dense leg ran; false scores them with BM25 alone, which embeds nothing at
     /// query time. Default true.
     pub dense_highlights: bool,
+    /// Dense highlights: sentences embedded per search at most. Whole hits are scored in
+    /// rank order while their sentences fit; the later hits' sentences are scored by BM25.
+    /// Default 64.
+    pub dense_highlight_sentences: usize,
     /// Order of the hits in the assembled context: `position` (grouped by document, in
     /// document order; the default) or `score`.
     pub order: Order,
     /// Attach the sections that hits refer to (one hop, within the budget). Default false.
     pub references: bool,
 }
+
+/// Most sentences a search may embed for dense highlights.
+pub const MAX_DENSE_HIGHLIGHT_SENTENCES: usize = 512;
 
 impl Default for SearchConfig {
     fn default() -> Self {
@@ -137,6 +144,7 @@ impl Default for SearchConfig {
             auto_merge: 0.5,
             highlights: 3,
             dense_highlights: true,
+            dense_highlight_sentences: 64,
             order: Order::Position,
             references: false,
         }
@@ -201,6 +209,11 @@ impl SearchConfig {
         }
         if self.highlights > 20 {
             return bad("highlights", "must be between 0 (off) and 20", self.highlights.to_string());
+        }
+        if self.dense_highlight_sentences > MAX_DENSE_HIGHLIGHT_SENTENCES {
+            let most = MAX_DENSE_HIGHLIGHT_SENTENCES;
+            let got = self.dense_highlight_sentences.to_string();
+            return bad("dense_highlight_sentences", &format!("must be between 0 and {most}"), got);
         }
         Ok(())
     }
