@@ -629,6 +629,36 @@ async fn shutdown_finishes_requests_in_flight() {
     server.handle.await.unwrap().unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn header_trickling_connection_is_cut_after_the_header_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start(|c| c.serve.header_timeout_secs = 2).await;
+    let mut stream = tokio::net::TcpStream::connect(server.base.trim_start_matches("http://")).await.unwrap();
+    let started = Instant::now();
+    stream.write_all(b"GET /v1/documents HTTP/1.1\r\n").await.unwrap();
+    // One header line a second, never the blank line that ends them: the server must close
+    // the connection once the header timeout has passed.
+    let mut buf = [0u8; 1024];
+    for n in 0.. {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "a client trickling headers was still connected after {:?}",
+            started.elapsed()
+        );
+        if stream.write_all(format!("x-trickle-{n}: 1\r\n").as_bytes()).await.is_err() {
+            break;
+        }
+        match tokio::time::timeout(Duration::from_secs(1), stream.read(&mut buf)).await {
+            Ok(Ok(0) | Err(_)) => break,
+            Ok(Ok(_)) | Err(_) => {}
+        }
+    }
+    assert!(started.elapsed() >= Duration::from_secs(2), "cut before the timeout: {:?}", started.elapsed());
+    // The server still answers others.
+    assert_eq!(server.get("/healthz").send().await.unwrap().status(), StatusCode::OK);
+    server.stop().await;
+}
+
 #[test]
 fn a_public_address_needs_keys_or_an_explicit_opt_out() {
     let public: std::net::SocketAddr = "0.0.0.0:7700".parse().unwrap();
