@@ -630,6 +630,16 @@ async fn shutdown_finishes_requests_in_flight() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsupported_media_type_answer_carries_its_own_code_not_bad_request() {
+    let server = Server::start(|_| {}).await;
+    let r = server.post("/v1/search").body(r#"{"query": "notice"}"#).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(error_code(&body), "unsupported_media_type", "{body}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn header_trickling_connection_is_cut_after_the_header_timeout() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = Server::start(|c| c.serve.header_timeout_secs = 2).await;

@@ -101,11 +101,9 @@ pub async fn ingest(
 ) -> Result<impl IntoResponse, ApiError> {
     let Query(params) = params?;
     let body = body.map_err(|r| {
-        let code =
-            if r.status() == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "bad_request" };
         ApiError::new(
             r.status(),
-            code,
+            super::rejection_code(r.status()),
             format!("the request body: {} ([serve] max_body_bytes)", r.body_text()),
         )
     })?;
