@@ -151,8 +151,11 @@ pub fn collect(inputs: &[String]) -> (Vec<PathBuf>, Vec<FileOutcome>) {
     (files, problems)
 }
 
+/// An input that named no file; its message names the input, as a file's read error names
+/// the file.
 fn failed(path: &str, msg: String) -> FileOutcome {
-    FileOutcome { path: path.to_string(), status: "failed", doc_id: None, chunks: 0, messages: vec![msg] }
+    let message = format!("{path}: {msg}");
+    FileOutcome { path: path.to_string(), status: "failed", doc_id: None, chunks: 0, messages: vec![message] }
 }
 
 enum Work {
@@ -502,6 +505,20 @@ impl Writer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_input_error_names_the_path() {
+        let (files, problems) = collect(&["/no/such/strata-input.md".to_string(), "/no/such/*.md".to_string()]);
+        assert!(files.is_empty());
+        let messages: Vec<&str> = problems.iter().map(|p| p.messages[0].as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "/no/such/strata-input.md: no such file or folder",
+                "/no/such/*.md: the pattern matches no file"
+            ]
+        );
+    }
 
     /// `ln -s /dev/zero z.md; strata ingest z.md` read without end; a FIFO blocked forever.
     /// Both are refused as failed files, and the good file beside them is ingested.
