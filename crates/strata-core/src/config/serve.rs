@@ -126,9 +126,20 @@ impl ServeConfig {
         }
     }
 
-    /// Adds the keys of `STRATA_API_KEYS` (comma-separated, blanks ignored).
-    pub fn add_env_keys(&mut self, value: &str) {
-        self.api_keys.extend(value.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from));
+    /// Adds the keys of `STRATA_API_KEYS` (comma-separated, blanks ignored). A value that is
+    /// not blank but holds no key (`","`) is an error: it means keys were meant, and starting
+    /// without any would be silent.
+    pub fn add_env_keys(&mut self, value: &str) -> Result<()> {
+        let keys: Vec<String> =
+            value.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from).collect();
+        if keys.is_empty() && !value.trim().is_empty() {
+            return Err(Error::user(format!(
+                "STRATA_API_KEYS = {value:?} holds no key: give keys separated by commas (KEY1,KEY2), \
+                 or unset it to use only [serve] api_keys"
+            )));
+        }
+        self.api_keys.extend(keys);
+        Ok(())
     }
 }
 
@@ -139,11 +150,23 @@ mod tests {
     #[test]
     fn debug_never_prints_keys() {
         let mut c = ServeConfig::default();
-        c.add_env_keys(" k-0123456789abcdef , ,k-fedcba9876543210");
+        c.add_env_keys(" k-0123456789abcdef , ,k-fedcba9876543210").unwrap();
         assert_eq!(c.api_keys, ["k-0123456789abcdef", "k-fedcba9876543210"]);
         let shown = format!("{c:?}");
         assert!(!shown.contains("0123456789abcdef"), "{shown}");
         assert!(shown.contains("[2 keys]"), "{shown}");
+    }
+
+    #[test]
+    fn api_keys_env_of_only_commas_is_an_error_not_zero_keys() {
+        let mut c = ServeConfig::default();
+        for value in [",", " , ,"] {
+            let err = c.add_env_keys(value).unwrap_err().to_string();
+            assert!(err.contains("STRATA_API_KEYS") && err.contains(&format!("{value:?}")), "{err}");
+        }
+        // Blank is the same as unset.
+        c.add_env_keys("  ").unwrap();
+        assert!(c.api_keys.is_empty());
     }
 
     #[test]
