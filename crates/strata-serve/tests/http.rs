@@ -640,6 +640,30 @@ async fn unsupported_media_type_answer_carries_its_own_code_not_bad_request() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_upload_is_removed_from_the_uploads_folder() {
+    let server = Server::start(|_| {}).await;
+    let upload = |name: &str, body: &'static str| {
+        server
+            .post(&format!("/v1/documents?filename={name}"))
+            .header("content-type", "text/markdown")
+            .body(body)
+            .send()
+    };
+    let r = upload("good.md", CONTRACT).await.unwrap();
+    let job = server.wait(r.headers()["location"].to_str().unwrap()).await;
+    assert_eq!(job["summary"]["ingested"], 1, "{job}");
+    let r = upload("blank.md", "  \n").await.unwrap();
+    let job = server.wait(r.headers()["location"].to_str().unwrap()).await;
+    assert_eq!(job["summary"]["failed"], 1, "{job}");
+    // The ingested upload stays where its document says it came from; the failed one is gone.
+    let uploads = server.index.join("uploads");
+    assert!(uploads.join("good.md").is_file());
+    let left: Vec<_> = std::fs::read_dir(&uploads).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["good.md"], "failed uploads must not stay in {}", uploads.display());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn header_trickling_connection_is_cut_after_the_header_timeout() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = Server::start(|c| c.serve.header_timeout_secs = 2).await;
