@@ -508,7 +508,8 @@ mod tests {
 
     #[test]
     fn missing_input_error_names_the_path() {
-        let (files, problems) = collect(&["/no/such/strata-input.md".to_string(), "/no/such/*.md".to_string()]);
+        let (files, problems) =
+            collect(&["/no/such/strata-input.md".to_string(), "/no/such/*.md".to_string()]);
         assert!(files.is_empty());
         let messages: Vec<&str> = problems.iter().map(|p| p.messages[0].as_str()).collect();
         assert_eq!(

@@ -77,7 +77,9 @@ impl Pipeline {
         let file = std::fs::File::open(path).map_err(|e| Error::read(path, format!("cannot open: {e}")))?;
         let bytes = read_bounded(file, self.max_file_bytes)
             .map_err(|e| Error::read(path, format!("cannot read: {e}")))?
-            .ok_or_else(|| Error::read(path, ReadError::GrewTooLarge { limit: self.max_file_bytes }.to_string()))?;
+            .ok_or_else(|| {
+                Error::read(path, ReadError::GrewTooLarge { limit: self.max_file_bytes }.to_string())
+            })?;
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let mtime = meta
             .modified()

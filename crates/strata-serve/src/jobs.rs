@@ -193,9 +193,16 @@ impl Jobs {
 /// Runs one job's ingest. A panic fails the job instead of leaving it running forever (and
 /// holding one of the job slots). An upload that did not make it into the index is deleted,
 /// so failed uploads do not pile up in `INDEX/uploads`.
-fn ingest(engine: &Engine, inputs: &[String], force: bool, upload: Option<&Path>) -> strata_core::Result<Summary> {
+fn ingest(
+    engine: &Engine,
+    inputs: &[String],
+    force: bool,
+    upload: Option<&Path>,
+) -> strata_core::Result<Summary> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.ingest(inputs, force)))
-        .unwrap_or_else(|_| Err(strata_core::Error::Internal("the ingest panicked; see the server log".into())));
+        .unwrap_or_else(|_| {
+            Err(strata_core::Error::Internal("the ingest panicked; see the server log".into()))
+        });
     let indexed = matches!(&outcome, Ok(s) if s.ingested + s.unchanged > 0);
     if let Some(upload) = upload.filter(|_| !indexed) {
         discard(upload);

@@ -110,7 +110,11 @@ impl ServeConfig {
             );
         }
         if !(1..=3600).contains(&self.header_timeout_secs) {
-            return bad("header_timeout_secs", "must be between 1 and 3600", self.header_timeout_secs.to_string());
+            return bad(
+                "header_timeout_secs",
+                "must be between 1 and 3600",
+                self.header_timeout_secs.to_string(),
+            );
         }
         if !(1..=64).contains(&self.max_ingest_jobs) {
             return bad("max_ingest_jobs", "must be between 1 and 64", self.max_ingest_jobs.to_string());

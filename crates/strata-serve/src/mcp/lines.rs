@@ -17,7 +17,9 @@ use std::io;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::RoleServer;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
+};
 use tokio::sync::mpsc;
 
 /// The longest line read, as rmcp's stdio transport allows.
@@ -56,7 +58,10 @@ impl rmcp::transport::Transport<RoleServer> for Lines {
         let outgoing = self.outgoing.clone();
         async move {
             let line = serde_json::to_string(&item)?;
-            outgoing.send(line).await.map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client is gone"))
+            outgoing
+                .send(line)
+                .await
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client is gone"))
         }
     }
 
@@ -180,7 +185,9 @@ fn not_a_message(value: &Value, e: &serde_json::Error) -> Incoming {
 }
 
 fn error_reply(id: Value, code: i64, message: String) -> Incoming {
-    Incoming::Reply(json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string())
+    Incoming::Reply(
+        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string(),
+    )
 }
 
 #[cfg(test)]
@@ -198,7 +205,9 @@ mod tests {
         config.dense.enabled = false;
         let dir = dir.to_path_buf();
         let open = OpenOptions { create: true, ..OpenOptions::default() };
-        Arc::new(tokio::task::spawn_blocking(move || Engine::open(config, &dir, &open)).await.unwrap().unwrap())
+        Arc::new(
+            tokio::task::spawn_blocking(move || Engine::open(config, &dir, &open)).await.unwrap().unwrap(),
+        )
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -229,15 +238,20 @@ mod tests {
             assert!(reply["error"]["message"].as_str().unwrap().starts_with("Parse error"), "{reply}");
         }
         let reply = exchange(r#"{"jsonrpc":"2.0","id":3}"#).await;
-        assert_eq!((reply["id"].clone(), reply["error"]["code"].clone()), (3.into(), (-32600).into()), "{reply}");
+        assert_eq!(
+            (reply["id"].clone(), reply["error"]["code"].clone()),
+            (3.into(), (-32600).into()),
+            "{reply}"
+        );
 
         // The server is still there: it answers the handshake.
         let initialize = r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}"#;
         let reply = exchange(initialize).await;
         assert_eq!(reply["id"], 7, "{reply}");
         assert!(reply["result"]["serverInfo"].is_object(), "{reply}");
-        drop(exchange);
         client_write.shutdown().await.unwrap();
-        let _ = tokio::time::timeout(Duration::from_secs(10), serving).await.expect("the server did not stop at EOF");
+        let _ = tokio::time::timeout(Duration::from_secs(10), serving)
+            .await
+            .expect("the server did not stop at EOF");
     }
 }
