@@ -151,8 +151,11 @@ pub fn collect(inputs: &[String]) -> (Vec<PathBuf>, Vec<FileOutcome>) {
     (files, problems)
 }
 
+/// An input that named no file; its message names the input, as a file's read error names
+/// the file.
 fn failed(path: &str, msg: String) -> FileOutcome {
-    FileOutcome { path: path.to_string(), status: "failed", doc_id: None, chunks: 0, messages: vec![msg] }
+    let message = format!("{path}: {msg}");
+    FileOutcome { path: path.to_string(), status: "failed", doc_id: None, chunks: 0, messages: vec![message] }
 }
 
 enum Work {
@@ -496,5 +499,51 @@ impl Writer<'_> {
         self.bar.finish_and_clear();
         self.summary.outcomes = self.outcomes;
         Ok(self.summary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_input_error_names_the_path() {
+        let (files, problems) =
+            collect(&["/no/such/strata-input.md".to_string(), "/no/such/*.md".to_string()]);
+        assert!(files.is_empty());
+        let messages: Vec<&str> = problems.iter().map(|p| p.messages[0].as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "/no/such/strata-input.md: no such file or folder",
+                "/no/such/*.md: the pattern matches no file"
+            ]
+        );
+    }
+
+    /// `ln -s /dev/zero z.md; strata ingest z.md` read without end; a FIFO blocked forever.
+    /// Both are refused as failed files, and the good file beside them is ingested.
+    #[cfg(unix)]
+    #[test]
+    fn device_and_fifo_fail_alone_while_the_other_files_ingest() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.md");
+        std::fs::write(&good, "# Good\n\nA plain paragraph of text.\n").unwrap();
+        let zero = dir.path().join("z.md");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let fifo = dir.path().join("pipe.txt");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let mut config = Config::default();
+        config.dense.enabled = false;
+        let location = Location::of(&config, &dir.path().join("index")).unwrap();
+        let inputs: Vec<String> = [&good, &zero, &fifo].iter().map(|p| p.display().to_string()).collect();
+        let summary = run(&config, &location, &inputs, false, false, None, &|| {}).unwrap();
+        assert_eq!((summary.ingested, summary.failed), (1, 2), "{:?}", summary.outcomes);
+        for name in ["z.md", "pipe.txt"] {
+            let outcome = summary.outcomes.iter().find(|o| o.path.ends_with(name)).unwrap();
+            assert_eq!(outcome.status, "failed");
+            assert!(outcome.messages[0].contains(name), "{:?}", outcome.messages);
+            assert!(outcome.messages[0].contains("not a regular file"), "{:?}", outcome.messages);
+        }
     }
 }

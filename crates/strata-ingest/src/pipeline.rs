@@ -1,6 +1,7 @@
 //! The ingest stages in order for one file: read → tree → chunk → enrich.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
@@ -61,18 +62,24 @@ impl Pipeline {
     }
 
     /// Loads a file's bytes and describes its source (content hash included), without
-    /// parsing, so that an unchanged file can be skipped cheaply. The size limit is checked
-    /// before reading.
+    /// parsing, so that an unchanged file can be skipped cheaply. Only regular files are
+    /// read (a device or FIFO is refused before it is opened), and never more than the size
+    /// limit, even from a file that grows while it is read.
     pub fn load(&self, path: &Path) -> Result<(Source, Vec<u8>)> {
         let format = Self::format_of(path)?;
-        let meta = std::fs::metadata(path).map_err(|e| Error::read(path, format!("cannot stat: {e}")))?;
+        let meta = regular_file(path)?;
         if meta.len() > self.max_file_bytes {
             return Err(Error::read(
                 path,
                 ReadError::TooLarge { size: meta.len(), limit: self.max_file_bytes }.to_string(),
             ));
         }
-        let bytes = std::fs::read(path).map_err(|e| Error::read(path, format!("cannot read: {e}")))?;
+        let file = std::fs::File::open(path).map_err(|e| Error::read(path, format!("cannot open: {e}")))?;
+        let bytes = read_bounded(file, self.max_file_bytes)
+            .map_err(|e| Error::read(path, format!("cannot read: {e}")))?
+            .ok_or_else(|| {
+                Error::read(path, ReadError::GrewTooLarge { limit: self.max_file_bytes }.to_string())
+            })?;
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let mtime = meta
             .modified()
@@ -189,6 +196,103 @@ impl Pipeline {
     }
 }
 
+/// The metadata of `path` (symlinks followed) when it is a regular file. Checked before the
+/// file is opened: opening a FIFO blocks until a writer comes, and a device never ends.
+fn regular_file(path: &Path) -> Result<std::fs::Metadata> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::read(path, format!("cannot stat: {e}")))?;
+    if meta.is_file() {
+        Ok(meta)
+    } else {
+        Err(Error::read(path, ReadError::NotRegular(kind_of(&meta.file_type())).to_string()))
+    }
+}
+
+/// What a file that is not a regular one is, in words.
+fn kind_of(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        } else if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        } else if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else {
+        "neither a file nor a folder"
+    }
+}
+
+/// Reads `source` to its end if it holds at most `limit` bytes; `None` as soon as more
+/// arrive, so no source can make strata read more than `limit + 1` bytes.
+fn read_bounded(source: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    source.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
 fn file_stem(path: &str) -> String {
     Path::new(path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| path.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Runs `load` on its own thread: a regression would block or read without end, so the
+    /// test gives up after a few seconds instead of hanging.
+    fn load_within(path: &Path, seconds: u64) -> Result<(Source, Vec<u8>)> {
+        let (tx, rx) = mpsc::channel();
+        let path = path.to_path_buf();
+        std::thread::spawn(move || {
+            let mut config = Config::default();
+            config.ingest.max_file_bytes = 1024 * 1024;
+            let _ = tx.send(Pipeline::new(&config).unwrap().load(&path));
+        });
+        rx.recv_timeout(Duration::from_secs(seconds)).expect("load did not return in time")
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_to_dev_zero_named_md_is_refused_not_read_without_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("z.md");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let err = load_within(&link, 10).unwrap_err().to_string();
+        assert!(err.contains("z.md") && err.contains("not a regular file"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifo_named_on_the_command_line_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.txt");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success(), "mkfifo failed");
+        let err = load_within(&fifo, 10).unwrap_err().to_string();
+        assert!(err.contains("pipe.txt") && err.contains("FIFO"), "{err}");
+    }
+
+    #[test]
+    fn file_over_the_size_limit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.txt");
+        std::fs::write(&big, vec![b'a'; 1024 * 1024 + 1]).unwrap();
+        let err = load_within(&big, 10).unwrap_err().to_string();
+        assert!(err.contains("big.txt") && err.contains("max_file_bytes"), "{err}");
+    }
+
+    #[test]
+    fn bounded_read_stops_after_the_limit_on_an_endless_source() {
+        assert_eq!(read_bounded(std::io::repeat(b'x'), 16).unwrap(), None);
+        assert_eq!(read_bounded(&b"sixteen bytes..."[..], 16).unwrap().unwrap().len(), 16);
+        assert_eq!(read_bounded(&b"short"[..], 16).unwrap().unwrap(), b"short");
+    }
 }

@@ -6,11 +6,13 @@
 //! their status.
 
 use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::http::StatusCode;
 use serde::Serialize;
+use strata_engine::ingest::Summary;
 use strata_engine::Engine;
 
 use crate::error::ApiError;
@@ -124,16 +126,19 @@ impl Jobs {
         }
     }
 
-    /// Queues an ingest of `inputs` and starts it on the blocking pool.
+    /// Queues an ingest of `inputs` and starts it on the blocking pool. `upload` is the
+    /// staged file of an upload (its only input), deleted if the job is refused or the file
+    /// is not ingested.
     pub fn submit(
         self: &Arc<Self>,
         engine: Arc<Engine>,
         inputs: Vec<String>,
         force: bool,
+        upload: Option<PathBuf>,
     ) -> Result<Job, ApiError> {
         let job = {
             let mut table = self.table();
-            room(active(&table), self.max_active)?;
+            room(active(&table), self.max_active).inspect_err(|_| upload.iter().for_each(|u| discard(u)))?;
             let job = Job {
                 id: format!("job-{}", table.next),
                 state: JobState::Queued,
@@ -161,13 +166,7 @@ impl Jobs {
         tokio::task::spawn_blocking(move || {
             jobs.update(&id, |j| j.state = JobState::Running);
             tracing::info!(job = %id, inputs = ?inputs, "ingest started");
-            // A panic inside the ingest fails the job instead of leaving it running forever
-            // (and holding one of the job slots).
-            let outcome =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.ingest(&inputs, force)))
-                    .unwrap_or_else(|_| {
-                        Err(strata_core::Error::Internal("the ingest panicked; see the server log".into()))
-                    });
+            let outcome = ingest(&engine, &inputs, force, upload.as_deref());
             jobs.update(&id, |j| {
                 j.finished = Some(now());
                 match outcome {
@@ -188,5 +187,34 @@ impl Jobs {
             });
         });
         Ok(job)
+    }
+}
+
+/// Runs one job's ingest. A panic fails the job instead of leaving it running forever (and
+/// holding one of the job slots). An upload that did not make it into the index is deleted,
+/// so failed uploads do not pile up in `INDEX/uploads`.
+fn ingest(
+    engine: &Engine,
+    inputs: &[String],
+    force: bool,
+    upload: Option<&Path>,
+) -> strata_core::Result<Summary> {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.ingest(inputs, force)))
+        .unwrap_or_else(|_| {
+            Err(strata_core::Error::Internal("the ingest panicked; see the server log".into()))
+        });
+    let indexed = matches!(&outcome, Ok(s) if s.ingested + s.unchanged > 0);
+    if let Some(upload) = upload.filter(|_| !indexed) {
+        discard(upload);
+    }
+    outcome
+}
+
+/// Deletes the staged file of an upload that will not be ingested.
+fn discard(upload: &Path) {
+    match std::fs::remove_file(upload) {
+        Ok(()) => tracing::info!(path = %upload.display(), "removed a failed upload"),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => tracing::warn!("removing the failed upload {}: {e}", upload.display()),
     }
 }

@@ -1,10 +1,13 @@
 //! Binding, running and stopping: the loopback rule, the runtime, graceful shutdown.
 
 use std::net::SocketAddr;
-
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use strata_core::{Error, Result};
 use tokio_util::sync::CancellationToken;
 
@@ -59,6 +62,7 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) -> Result<()> {
     let keys = state.engine.config().serve.api_keys.len();
+    let header_timeout = Duration::from_secs(state.engine.config().serve.header_timeout_secs);
     listen.check(keys)?;
     let local = listener.local_addr().map_err(|e| Error::io("reading the bound address", e))?;
     state.loopback = local.ip().is_loopback();
@@ -75,10 +79,7 @@ pub async fn serve(
     watch_commits(state.engine.clone(), shutdown.clone());
     let app = router(state, mcp);
     tracing::info!(addr = %local, keys, "serving");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown.cancelled_owned())
-        .await
-        .map_err(|e| Error::io("serving HTTP", e))?;
+    serve_connections(listener, app, header_timeout, shutdown).await;
     let active = jobs.active();
     if active > 0 {
         tracing::info!("waiting for {active} ingest jobs to finish");
@@ -86,8 +87,57 @@ pub async fn serve(
     Ok(())
 }
 
+/// Accepts connections until `shutdown`, then lets each open one finish the request in
+/// flight. Each is served by hyper's HTTP/1 with a timer, so a client must send a request's
+/// line and headers within `header_timeout` or be disconnected: `axum::serve` sets no timer,
+/// and a client sending one header line every few seconds held its connection forever,
+/// before any API key was checked.
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    header_timeout: Duration,
+    shutdown: CancellationToken,
+) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(header_timeout);
+    let graceful = GracefulShutdown::new();
+    loop {
+        let stream = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    accept_failed(e).await;
+                    continue;
+                }
+            },
+        };
+        let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!("connection closed: {e}");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+/// Waits out an error of `accept`: a connection reset before it was accepted is the
+/// client's business; anything else (out of file descriptors) is logged, and the loop
+/// pauses a second before trying again, as `axum::serve` does.
+async fn accept_failed(e: std::io::Error) {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    if matches!(e.kind(), ConnectionAborted | ConnectionRefused | ConnectionReset) {
+        return;
+    }
+    tracing::error!("accepting a connection: {e}");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+}
+
 /// How often the server looks for commits made by another process.
-const REFRESH_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+const REFRESH_EVERY: Duration = Duration::from_secs(2);
 
 /// Publishes commits of another writer (a `strata ingest` beside the server) to readers.
 fn watch_commits(engine: Arc<strata_engine::Engine>, shutdown: CancellationToken) {

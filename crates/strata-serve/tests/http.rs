@@ -629,6 +629,70 @@ async fn shutdown_finishes_requests_in_flight() {
     server.handle.await.unwrap().unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsupported_media_type_answer_carries_its_own_code_not_bad_request() {
+    let server = Server::start(|_| {}).await;
+    let r = server.post("/v1/search").body(r#"{"query": "notice"}"#).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(error_code(&body), "unsupported_media_type", "{body}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_upload_is_removed_from_the_uploads_folder() {
+    let server = Server::start(|_| {}).await;
+    let upload = |name: &str, body: &'static str| {
+        server
+            .post(&format!("/v1/documents?filename={name}"))
+            .header("content-type", "text/markdown")
+            .body(body)
+            .send()
+    };
+    let r = upload("good.md", CONTRACT).await.unwrap();
+    let job = server.wait(r.headers()["location"].to_str().unwrap()).await;
+    assert_eq!(job["summary"]["ingested"], 1, "{job}");
+    let r = upload("blank.md", "  \n").await.unwrap();
+    let job = server.wait(r.headers()["location"].to_str().unwrap()).await;
+    assert_eq!(job["summary"]["failed"], 1, "{job}");
+    // The ingested upload stays where its document says it came from; the failed one is gone.
+    let uploads = server.index.join("uploads");
+    assert!(uploads.join("good.md").is_file());
+    let left: Vec<_> = std::fs::read_dir(&uploads).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["good.md"], "failed uploads must not stay in {}", uploads.display());
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn header_trickling_connection_is_cut_after_the_header_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start(|c| c.serve.header_timeout_secs = 2).await;
+    let mut stream = tokio::net::TcpStream::connect(server.base.trim_start_matches("http://")).await.unwrap();
+    let started = Instant::now();
+    stream.write_all(b"GET /v1/documents HTTP/1.1\r\n").await.unwrap();
+    // One header line a second, never the blank line that ends them: the server must close
+    // the connection once the header timeout has passed.
+    let mut buf = [0u8; 1024];
+    for n in 0.. {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "a client trickling headers was still connected after {:?}",
+            started.elapsed()
+        );
+        if stream.write_all(format!("x-trickle-{n}: 1\r\n").as_bytes()).await.is_err() {
+            break;
+        }
+        let read = tokio::time::timeout(Duration::from_secs(1), stream.read(&mut buf)).await;
+        if let Ok(Ok(0) | Err(_)) = read {
+            break;
+        }
+    }
+    assert!(started.elapsed() >= Duration::from_secs(2), "cut before the timeout: {:?}", started.elapsed());
+    // The server still answers others.
+    assert_eq!(server.get("/healthz").send().await.unwrap().status(), StatusCode::OK);
+    server.stop().await;
+}
+
 #[test]
 fn a_public_address_needs_keys_or_an_explicit_opt_out() {
     let public: std::net::SocketAddr = "0.0.0.0:7700".parse().unwrap();

@@ -119,7 +119,7 @@ impl Config {
         set(get, "STRATA_RERANK", &mut self.rerank.kind, named)?;
         set(get, "STRATA_RERANK_MODEL", &mut self.rerank.model, text)?;
         if let Some(v) = get("STRATA_API_KEYS") {
-            self.serve.add_env_keys(&v);
+            self.serve.add_env_keys(&v)?;
         }
         set(get, "STRATA_STORE", &mut self.store.kind, named)?;
         set(get, "STRATA_STORE_URL", &mut self.store.url, optional)?;

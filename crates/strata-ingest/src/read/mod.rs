@@ -110,6 +110,18 @@ pub enum ReadError {
         /// The configured limit.
         limit: u64,
     },
+    /// More bytes arrived than `ingest.max_file_bytes` allows, though the file's size said
+    /// otherwise (it grew while it was read).
+    #[error("more than {limit} bytes arrived, over ingest.max_file_bytes = {limit} (the file grew while it was read); raise that limit in strata.toml or ingest the file once it is complete")]
+    GrewTooLarge {
+        /// The configured limit.
+        limit: u64,
+    },
+    /// A device, FIFO, socket or folder rather than a file.
+    #[error(
+        "it is {0}, not a regular file; strata reads only regular files, so copy what it holds into one"
+    )]
+    NotRegular(&'static str),
     /// The format parser refused the content.
     #[error("{0}")]
     Malformed(String),

@@ -11,8 +11,11 @@
 //! - `tools.rs`: the tools and their arguments, each a call of [`Engine`];
 //! - `render.rs`: the text a model reads;
 //! - `resources.rs`: the server's description and the documents as resources;
-//! - `transport.rs`: stdio and streamable HTTP.
+//! - `transport.rs`: stdio and streamable HTTP;
+//! - `lines.rs`: JSON-RPC lines on a byte stream (stdio), with JSON-RPC's error for a line
+//!   that is not a message.
 
+mod lines;
 mod render;
 mod resources;
 mod tools;

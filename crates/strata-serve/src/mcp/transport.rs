@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use strata_engine::Engine;
 
+use super::lines::Lines;
 use super::Strata;
 
 /// `/mcp`: the streamable HTTP transport, one session per client.
@@ -32,10 +33,20 @@ pub fn http_service(
 
 /// Serves MCP over stdin/stdout until the client closes it (`strata mcp`).
 pub async fn serve_stdio(engine: Arc<Engine>) -> strata_core::Result<()> {
+    serve_lines(engine, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serves MCP as JSON-RPC lines on `read` and `write` until `read` ends; a line that is not
+/// a message is answered with a JSON-RPC error ([`Lines`]).
+pub(super) async fn serve_lines<R, W>(engine: Arc<Engine>, read: R, write: W) -> strata_core::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     use rmcp::ServiceExt;
     let searches = Arc::new(tokio::sync::Semaphore::new(engine.config().serve.search_slots()));
     let running = Strata::new(engine, searches)
-        .serve(rmcp::transport::stdio())
+        .serve(Lines::new(read, write))
         .await
         .map_err(|e| strata_core::Error::Internal(format!("starting MCP over stdio: {e}")))?;
     running

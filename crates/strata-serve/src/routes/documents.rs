@@ -1,7 +1,7 @@
 //! `/v1/documents` and `/v1/jobs`: list, ingest (paths under the roots, or an upload),
 //! remove, and the status of ingest jobs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -101,11 +101,9 @@ pub async fn ingest(
 ) -> Result<impl IntoResponse, ApiError> {
     let Query(params) = params?;
     let body = body.map_err(|r| {
-        let code =
-            if r.status() == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "bad_request" };
         ApiError::new(
             r.status(),
-            code,
+            super::rejection_code(r.status()),
             format!("the request body: {} ([serve] max_body_bytes)", r.body_text()),
         )
     })?;
@@ -114,12 +112,14 @@ pub async fn ingest(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .map(|t| t.trim().to_ascii_lowercase());
-    let (inputs, force) = if content_type.as_deref() == Some("application/json") {
-        admit_paths(&state, &body).await?
+    let (inputs, force, upload) = if content_type.as_deref() == Some("application/json") {
+        let (inputs, force) = admit_paths(&state, &body).await?;
+        (inputs, force, None)
     } else {
-        (vec![store_upload(&state, &params, content_type.as_deref(), body).await?], params.force)
+        let upload = store_upload(&state, &params, content_type.as_deref(), body).await?;
+        (vec![upload.display().to_string()], params.force, Some(upload))
     };
-    let job = state.jobs.submit(state.engine.clone(), inputs, force)?;
+    let job = state.jobs.submit(state.engine.clone(), inputs, force, upload)?;
     let location = format!("/v1/jobs/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(Accepted { job })))
 }
@@ -150,7 +150,7 @@ async fn store_upload(
     params: &UploadParams,
     content_type: Option<&str>,
     body: Bytes,
-) -> Result<String, ApiError> {
+) -> Result<PathBuf, ApiError> {
     let name = params.filename.as_deref().ok_or_else(|| {
         ApiError::bad_request(
             "an upload needs ?filename=NAME (its extension gives the format); to ingest paths, send \
@@ -173,7 +173,7 @@ async fn store_upload(
     // No file is replaced for a job that would be refused.
     state.jobs.check_room()?;
     let dir = state.uploads.clone();
-    let path = blocking(move || {
+    blocking(move || {
         std::fs::create_dir_all(&dir)
             .map_err(|e| ApiError::internal(format!("creating {}: {e}", dir.display())))?;
         let path = dir.join(&name);
@@ -186,8 +186,7 @@ async fn store_upload(
             .map_err(|e| ApiError::internal(format!("writing {}: {e}", path.display())))?;
         Ok(path)
     })
-    .await?;
-    Ok(path.display().to_string())
+    .await
 }
 
 /// The name an upload is stored under: one plain file name with a readable extension.

@@ -22,6 +22,7 @@ use crate::error::{blocking, ApiError, ErrorBody};
         (status = 400, description = "A bad option (the message names it)", body = ErrorBody),
         (status = 401, description = "No valid API key", body = ErrorBody),
         (status = 404, description = "`doc` names no document", body = ErrorBody),
+        (status = 415, description = "The body is not sent as application/json", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
