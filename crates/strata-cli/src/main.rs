@@ -148,6 +148,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rerank_candidates,
             no_rerank,
             highlights,
+            dense_highlights,
             lexical_highlights,
         } => {
             let mut config = config;
@@ -179,7 +180,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 order,
                 rerank: None,
                 highlights,
-                dense_highlights: lexical_highlights.then_some(false),
+                dense_highlights: match (dense_highlights, lexical_highlights) {
+                    (true, _) => Some(true),
+                    (_, true) => Some(false),
+                    _ => None,
+                },
             };
             let mode = options.mode(&config)?;
             let needs_dense = mode == Mode::Dense

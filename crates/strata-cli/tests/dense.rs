@@ -181,8 +181,9 @@ fn hnsw_recall_on_the_index_vectors(index: &std::path::Path) {
 }
 
 /// With `[dense] sections = true` ingest embeds every section profile, and hierarchical mode
-/// with the section legs on (`[search.weights] sections`) runs the dense section leg; the
-/// highlights are scored with the model and the context is counted in the model's tokens.
+/// with the section legs on (`[search.weights] sections`) runs the dense section leg; with
+/// `--dense-highlights` the highlights are scored with the model, and the context is counted
+/// in the model's tokens.
 #[test]
 fn section_vectors_feed_the_dense_section_leg() {
     if !model_ready() {
@@ -206,7 +207,17 @@ fn section_vectors_feed_the_dense_section_leg() {
 
     let r = run_json(
         &index,
-        &["--config", config, "search", "how long are backups kept", "--mode", "hierarchical", "-k", "4"],
+        &[
+            "--config",
+            config,
+            "search",
+            "how long are backups kept",
+            "--mode",
+            "hierarchical",
+            "-k",
+            "4",
+            "--dense-highlights",
+        ],
     );
     let hits = r["hits"].as_array().unwrap();
     assert!(!hits.is_empty());
