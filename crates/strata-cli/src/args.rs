@@ -161,6 +161,9 @@ pub enum Command {
     },
     /// List indexed documents.
     Docs,
+    /// Verify the index without changing it: every segment's checksums and every vector.
+    /// Exits 1 and names the damaged files when something is damaged.
+    Check,
     /// Remove a document and everything derived from it.
     Remove {
         /// Document id or part of its path.

@@ -231,6 +231,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             emit(cli.json, &docs, |docs| render::docs(docs))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Check => {
+            let check = strata_engine::check(&Location::of(&config, &cli.index)?)?;
+            emit(cli.json, &check, |c| render::check(c))?;
+            Ok(if check.is_sound() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
         Command::Serve { addr, public, roots, no_mcp } => {
             let mut config = config;
             if let Some(addr) = addr {

@@ -252,6 +252,24 @@ pub fn refs(r: &Refs) {
     }
 }
 
+/// `strata check`: sound, or the damaged files and the repair.
+pub fn check(check: &strata_engine::Check) {
+    let index = check.index.display();
+    let (segments, vectors) = (check.segments, check.vectors);
+    if check.is_sound() {
+        println!("{index}: sound ({segments} segments, every checksum matches; {vectors} vectors, all unit length)");
+        return;
+    }
+    println!("{index}: damaged ({segments} segments, {vectors} vectors):");
+    for d in &check.damaged {
+        println!("  {d}");
+    }
+    println!(
+        "repair: ingest the same documents into a new index (strata --index NEW ingest PATH...), \
+         or remove {index} and ingest again"
+    );
+}
+
 pub fn docs(docs: &[DocSummary]) {
     if docs.is_empty() {
         println!("the index is empty; add documents with `strata ingest PATH`");

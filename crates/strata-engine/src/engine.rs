@@ -215,7 +215,11 @@ impl Engine {
         if let Some(tokenizer) = &self.tokenizer {
             searcher = searcher.with_tokenizer(tokenizer.clone())?;
         }
-        searcher.search(&request)
+        // tantivy's FST reader panics on a damaged term dictionary instead of failing.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| searcher.search(&request))) {
+            Ok(answer) => answer,
+            Err(panic) => Err(damaged(&self.location, panic.as_ref())),
+        }
     }
 
     /// Ingests files, folders and globs (one writer at a time); readers see each commit as
@@ -260,6 +264,35 @@ pub fn remove(location: &Location, doc: &str) -> Result<DocId> {
     }
     store.commit()?;
     Ok(id)
+}
+
+/// Verifies the index at `location` without changing it (`strata check`): every segment's
+/// checksums and every vector of its folder (a Milvus location's records and keyword legs).
+pub fn check(location: &Location) -> Result<strata_index::Check> {
+    match location.dir() {
+        Some(dir) => strata_index::EmbeddedStore::check(dir),
+        None => Err(strata_core::Error::user(format!(
+            "strata check verifies an index folder; {} is a PostgreSQL database, which checks its own pages \
+             (its amcheck extension)",
+            location.describe()
+        ))),
+    }
+}
+
+/// The error for a search that panicked inside the store: it names the index and the repair.
+fn damaged(location: &Location, panic: &(dyn std::any::Any + Send)) -> strata_core::Error {
+    let what = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(s), _) => s.to_string(),
+        (_, Some(s)) => s.clone(),
+        _ => "a panic".to_string(),
+    };
+    strata_core::Error::Index {
+        path: location.describe().into(),
+        reason: format!(
+            "reading it failed ({what}), so it may be damaged: run `strata check` on it, and if it names \
+             damaged files, ingest the same documents into a new index"
+        ),
+    }
 }
 
 fn no_manifest(location: &Location) -> strata_core::Error {

@@ -25,6 +25,7 @@ mod navigate;
 mod options;
 pub mod record;
 
-pub use engine::{remove, Engine, OpenOptions, Snapshot};
+pub use engine::{check, remove, Engine, OpenOptions, Snapshot};
+pub use strata_index::Check;
 pub use location::Location;
 pub use options::SearchOptions;

@@ -24,7 +24,7 @@ mod store;
 mod ties;
 mod vectors;
 
-pub use embedded::{EmbeddedStore, DEFAULT_ANN_THRESHOLD};
+pub use embedded::{Check, EmbeddedStore, DEFAULT_ANN_THRESHOLD};
 pub use manifest::{DenseManifest, Manifest, FORMAT_VERSION, MANIFEST_FILE, MIN_FORMAT_VERSION};
 pub use store::{
     check_vectors, DocSummary, Filter, LegHit, SectionHit, StoreRead, StoreWrite, StoredChunk,

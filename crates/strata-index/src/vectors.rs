@@ -161,6 +161,30 @@ impl Vectors {
         Ok(Vectors { dir, state, segments, staged: Vec::new(), touched: HashSet::new(), ann_threshold })
     }
 
+    /// Rows of every segment, removed ones included.
+    pub fn rows(&self) -> usize {
+        self.segments.iter().map(|s| s.matrix.rows()).sum()
+    }
+
+    /// Rows that are not unit vectors, as (file, row), at most `max`: every vector is stored
+    /// L2-normalized (or all zeros, for a text without a known token), so a NaN or a norm
+    /// away from 1 is a damaged file.
+    pub fn damaged_rows(&self, max: usize) -> Vec<(PathBuf, usize)> {
+        let mut out = Vec::new();
+        for s in &self.segments {
+            for i in 0..s.matrix.rows() {
+                let norm: f32 = s.matrix.row(i).iter().map(|x| x * x).sum();
+                if !(norm == 0.0 || (norm - 1.0).abs() <= 1e-3) {
+                    out.push((s.matrix.path().to_path_buf(), i));
+                    if out.len() == max {
+                        return out;
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Sets the row count above which segments get an HNSW graph.
     pub fn set_ann_threshold(&mut self, rows: usize) {
         self.ann_threshold = rows;

@@ -16,14 +16,18 @@
 //!
 //! The code is split by job: this file opens the folder and holds the store and its commit
 //! payload; `query.rs` builds and runs tantivy queries; `read.rs` answers [`StoreRead`];
-//! `write.rs` stages and commits for [`StoreWrite`].
+//! `write.rs` stages and commits for [`StoreWrite`]; `check.rs` verifies checksums and
+//! vectors (`strata check`).
 //!
 //! [`StoreRead`]: crate::StoreRead
 //! [`StoreWrite`]: crate::StoreWrite
 
+mod check;
 mod query;
 mod read;
 mod write;
+
+pub use check::Check;
 
 use std::path::{Path, PathBuf};
 
