@@ -114,6 +114,50 @@ pub struct Source {
     pub mtime: Option<i64>,
 }
 
+impl Source {
+    /// `path` as a source path, losing nothing: a UTF-8 path as it is, and each byte of a
+    /// file name that is not UTF-8 as `\xNN`. Two files whose names differ only in such
+    /// bytes (`x\xff.md`, `x\xfe.md`) are two documents; `Path::display` made both
+    /// `x\u{FFFD}.md`, one document.
+    pub fn path_of(path: &std::path::Path) -> String {
+        if let Some(s) = path.to_str() {
+            return s.to_string();
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            escape_invalid_utf8(path.as_os_str().as_bytes())
+        }
+        #[cfg(not(unix))]
+        {
+            path.display().to_string()
+        }
+    }
+}
+
+/// `bytes` as text, each byte that is not part of valid UTF-8 written `\xNN`.
+#[cfg_attr(not(unix), allow(dead_code))]
+fn escape_invalid_utf8(mut bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 8);
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(rest) => {
+                out.push_str(rest);
+                return out;
+            }
+            Err(e) => {
+                let (valid, after) = bytes.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                let bad = e.error_len().unwrap_or(after.len());
+                for b in &after[..bad] {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+                bytes = &after[bad..];
+            }
+        }
+    }
+}
+
 /// One page: a span of the text. Formats without pages have one page covering the text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Page {

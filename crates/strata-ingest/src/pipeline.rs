@@ -87,7 +87,7 @@ impl Pipeline {
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_secs() as i64);
         let source = Source {
-            path: canonical.display().to_string(),
+            path: Source::path_of(&canonical),
             format,
             content_hash: blake3::hash(&bytes).to_hex().to_string(),
             size: bytes.len() as u64,
@@ -287,6 +287,24 @@ mod tests {
         std::fs::write(&big, vec![b'a'; 1024 * 1024 + 1]).unwrap();
         let err = load_within(&big, 10).unwrap_err().to_string();
         assert!(err.contains("big.txt") && err.contains("max_file_bytes"), "{err}");
+    }
+
+    /// Issue 23: `x\xff.md` and `x\xfe.md` were stored as one lossy path, so an ingest of
+    /// both reported two documents and kept one, and every later ingest re-ingested one.
+    #[cfg(unix)]
+    #[test]
+    fn regression_two_non_utf8_file_names_are_two_documents() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mut paths = Vec::new();
+        for (i, name) in [&b"x\xff.md"[..], &b"x\xfe.md"[..]].into_iter().enumerate() {
+            let path = dir.path().join(std::ffi::OsStr::from_bytes(name));
+            std::fs::write(&path, format!("# Doc {i}\n\nText {i}.\n")).unwrap();
+            paths.push(load_within(&path, 10).unwrap().0.path);
+        }
+        assert!(paths[0].ends_with("x\\xff.md") && paths[1].ends_with("x\\xfe.md"), "{paths:?}");
+        assert_ne!(strata_core::DocId::from_source(&paths[0]), strata_core::DocId::from_source(&paths[1]));
+        assert_eq!(Source::path_of(Path::new("/a/b ü.md")), "/a/b ü.md");
     }
 
     #[test]
