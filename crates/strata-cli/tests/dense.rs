@@ -79,6 +79,16 @@ fn ingest_embeds_and_dense_and_hybrid_search_use_the_vectors() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("other-model") && err.contains("all-MiniLM-L6-v2"), "{err}");
 
+    // Issue 23: an ingest with the dense leg off into an index with vectors must not add
+    // documents that dense search never finds.
+    let extra = dir.path().join("extra.md");
+    std::fs::write(&extra, "# Extra\n\nThe escrow agent holds the deposit.\n").unwrap();
+    let out = strata_env(&index, &["ingest", extra.to_str().unwrap()], &[("STRATA_DENSE_ENABLED", "false")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("STRATA_DENSE_ENABLED=false"), "{err}");
+    assert!(err.contains("holds vectors of all-MiniLM-L6-v2"), "{err}");
+    assert_eq!(run_json(&index, &["docs"]).as_array().unwrap().len(), 1);
+
     // Removing the document removes its vectors.
     let docs = run_json(&index, &["docs"]);
     let id = docs[0]["id"].as_str().unwrap().to_string();

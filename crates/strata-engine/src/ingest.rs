@@ -185,6 +185,7 @@ pub fn run(
     on_commit: &dyn Fn(),
 ) -> Result<Summary> {
     let started = Instant::now();
+    refuse_without_vectors(location, embedder)?;
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
     let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
     let store = open_for_ingest(config, location, &pipeline)?;
@@ -243,6 +244,21 @@ pub fn run(
 }
 
 /// The store an ingest writes, created with the settings of `config` when there is none.
+/// An index that holds vectors refuses an ingest without the embedder: dense search would
+/// never find the documents it adds.
+fn refuse_without_vectors(location: &Location, embedder: Option<&dyn Embedder>) -> Result<()> {
+    match (location.manifest()?.and_then(|m| m.dense), embedder) {
+        (Some(dense), None) => Err(Error::user(format!(
+            "index {} holds vectors of {}; an ingest with the dense leg off ([dense] enabled = false, \
+             STRATA_DENSE_ENABLED=false) would add documents that dense search never finds: turn it on, \
+             or ingest into a new --index folder",
+            location.describe(),
+            dense.model
+        ))),
+        _ => Ok(()),
+    }
+}
+
 pub(crate) fn open_for_ingest(
     config: &Config,
     location: &Location,
