@@ -39,9 +39,11 @@ fn real_main() -> ExitCode {
     let cli = Cli::parse();
     // `RUST_LOG=strata_ingest=debug,strata_search=debug` shows the stages at work. The server
     // logs each request by default; `STRATA_LOG_FORMAT=json` writes one JSON object per line.
+    // lopdf warns about every odd font dictionary with the whole dictionary, many lines each,
+    // through the progress bar; a PDF strata cannot read is reported as a failed file anyway.
     let default = match cli.command {
-        Command::Serve { .. } => "warn,strata_serve=info,tower_http=info",
-        _ => "warn",
+        Command::Serve { .. } => "warn,lopdf=error,strata_serve=info,tower_http=info",
+        _ => "warn,lopdf=error",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("RUST_LOG").unwrap_or_else(|_| default.into());
     let logs = tracing_subscriber::fmt()
