@@ -55,7 +55,7 @@ impl AppState {
     pub fn new(engine: Arc<Engine>) -> strata_core::Result<AppState> {
         let serve = &engine.config().serve;
         Ok(AppState {
-            keys: Arc::new(Keys::new(&serve.api_keys)),
+            keys: Arc::new(Keys::new(&serve.keys()?)),
             roots: Arc::new(Roots::new(&serve.roots)?),
             jobs: Arc::new(Jobs::new(serve.max_ingest_jobs, serve.keep_jobs)),
             metrics: Arc::new(Metrics::default()),

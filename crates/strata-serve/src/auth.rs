@@ -3,22 +3,28 @@
 //! Keys are kept as blake3 hashes and a candidate is hashed before the comparison, so the
 //! time taken depends neither on where the first differing byte is nor on the key's length;
 //! every configured key is compared, without stopping at a match.
+//!
+//! A key is scoped `read` or `write` ([`KeyScope`]). A read key may search and navigate:
+//! every `GET`, `POST /v1/search`, and `/mcp`, whose tools only read (a test in `mcp` lists
+//! them, so that a new tool is classified before it ships). Anything else, ingest, upload and
+//! removal today and any route added later, needs a write key and answers 403 to a read one.
 
 use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use subtle::ConstantTimeEq;
+use strata_core::config::{ApiKey, KeyScope};
+use subtle::{Choice, ConstantTimeEq};
 
 use crate::app::AppState;
 use crate::error::ApiError;
 
-/// The accepted keys.
-pub struct Keys(Vec<[u8; 32]>);
+/// The accepted keys: hashes, each with its scope.
+pub struct Keys(Vec<([u8; 32], KeyScope)>);
 
 impl Keys {
-    pub fn new(keys: &[String]) -> Keys {
-        Keys(keys.iter().map(|k| *blake3::hash(k.trim().as_bytes()).as_bytes()).collect())
+    pub fn new(keys: &[ApiKey]) -> Keys {
+        Keys(keys.iter().map(|k| (*blake3::hash(k.key.as_bytes()).as_bytes(), k.scope)).collect())
     }
 
     /// True when no key is configured: every request is let in.
@@ -26,15 +32,48 @@ impl Keys {
         self.0.is_empty()
     }
 
-    /// Whether `candidate` is one of the keys.
-    pub fn accepts(&self, candidate: &str) -> bool {
+    /// The scope of `candidate`, or `None` when it is not one of the keys. Every key is
+    /// compared, and the scopes are gathered without a branch on any comparison.
+    pub fn scope_of(&self, candidate: &str) -> Option<KeyScope> {
         let hash = blake3::hash(candidate.as_bytes());
-        let mut found = subtle::Choice::from(0u8);
-        for key in &self.0 {
-            found |= key.ct_eq(hash.as_bytes());
+        let (mut read, mut write) = (Choice::from(0u8), Choice::from(0u8));
+        for (key, scope) in &self.0 {
+            let equal = key.ct_eq(hash.as_bytes());
+            let is_write = Choice::from(u8::from(*scope == KeyScope::Write));
+            write |= equal & is_write;
+            read |= equal & !is_write;
         }
-        found.into()
+        if bool::from(write) {
+            Some(KeyScope::Write)
+        } else if bool::from(read) {
+            Some(KeyScope::Read)
+        } else {
+            None
+        }
     }
+}
+
+/// Whether a read key may send `method` to `path`: reads, searches and MCP (whose tools
+/// only read). Whatever is not listed needs a write key.
+fn read_key_may(method: &Method, path: &str) -> bool {
+    matches!(*method, Method::GET | Method::HEAD)
+        || (method == Method::POST && path == "/v1/search")
+        || path == "/mcp"
+        || path.starts_with("/mcp/")
+}
+
+/// The 403 of a read key sent to a write route.
+fn read_only(method: &Method, path: &str) -> Response {
+    let what = match *method {
+        Method::POST if path == "/v1/documents" => "ingest or upload documents".to_string(),
+        Method::DELETE if path.starts_with("/v1/documents/") => "remove documents".to_string(),
+        _ => format!("{method} {path}"),
+    };
+    ApiError::forbidden(format!(
+        "this API key is read-only: it may search and navigate (GET routes, POST /v1/search, /mcp) \
+         but not {what}; send a key without a scope or with write: in [serve] api_keys or STRATA_API_KEYS"
+    ))
+    .into_response()
 }
 
 /// Middleware: lets a request through with a valid key (or when none is configured).
@@ -48,10 +87,16 @@ pub async fn require_key(State(state): State<AppState>, request: Request, next: 
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
         .map(str::trim);
-    match given {
-        Some(key) if state.keys.accepts(key) => next.run(request).await,
-        Some(_) => unauthorized("the API key is not valid; send one of [serve] api_keys or STRATA_API_KEYS"),
-        None => unauthorized("this server needs an API key: send Authorization: Bearer KEY"),
+    let Some(given) = given else {
+        return unauthorized("this server needs an API key: send Authorization: Bearer KEY");
+    };
+    match state.keys.scope_of(given) {
+        Some(KeyScope::Write) => next.run(request).await,
+        Some(KeyScope::Read) if read_key_may(request.method(), request.uri().path()) => {
+            next.run(request).await
+        }
+        Some(KeyScope::Read) => read_only(request.method(), request.uri().path()),
+        None => unauthorized("the API key is not valid; send one of [serve] api_keys or STRATA_API_KEYS"),
     }
 }
 
@@ -91,15 +136,46 @@ fn unauthorized(message: &str) -> Response {
 mod tests {
     use super::*;
 
+    fn keys(entries: &[&str]) -> Keys {
+        let keys: Vec<ApiKey> = entries.iter().map(|e| ApiKey::parse(e, "test").unwrap()).collect();
+        Keys::new(&keys)
+    }
+
     #[test]
     fn only_configured_keys_pass() {
-        let keys = Keys::new(&["k-0123456789abcdef".into(), "k-fedcba9876543210".into()]);
-        assert!(keys.accepts("k-0123456789abcdef"));
-        assert!(keys.accepts("k-fedcba9876543210"));
-        for bad in ["", "k-0123456789abcde", "k-0123456789abcdefX", "K-0123456789ABCDEF"] {
-            assert!(!keys.accepts(bad), "{bad:?}");
+        let keys = keys(&["k-0123456789abcdef", "read:k-fedcba9876543210"]);
+        assert_eq!(keys.scope_of("k-0123456789abcdef"), Some(KeyScope::Write));
+        assert_eq!(keys.scope_of("k-fedcba9876543210"), Some(KeyScope::Read));
+        for bad in
+            ["", "k-0123456789abcde", "k-0123456789abcdefX", "K-0123456789ABCDEF", "read:k-fedcba9876543210"]
+        {
+            assert_eq!(keys.scope_of(bad), None, "{bad:?}");
         }
         assert!(Keys::new(&[]).is_open());
+    }
+
+    #[test]
+    fn read_keys_may_only_read_search_and_use_mcp() {
+        for (method, path) in [
+            (Method::GET, "/v1/documents"),
+            (Method::GET, "/v1/documents/abc/tree"),
+            (Method::HEAD, "/v1/jobs"),
+            (Method::POST, "/v1/search"),
+            (Method::POST, "/mcp"),
+            (Method::DELETE, "/mcp"),
+        ] {
+            assert!(read_key_may(&method, path), "{method} {path}");
+        }
+        for (method, path) in [
+            (Method::POST, "/v1/documents"),
+            (Method::DELETE, "/v1/documents/abc"),
+            (Method::PUT, "/v1/search"),
+            (Method::POST, "/v1/search/"),
+            (Method::POST, "/v1/anything-new"),
+            (Method::POST, "/mcpx"),
+        ] {
+            assert!(!read_key_may(&method, path), "{method} {path}");
+        }
     }
 
     #[test]

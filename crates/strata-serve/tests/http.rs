@@ -200,6 +200,104 @@ async fn auth_needs_a_valid_bearer_key_except_on_healthz() {
     server.stop().await;
 }
 
+/// Issue 23: every key had full rights. A `read:` key searches and navigates (and uses MCP,
+/// whose tools only read) but is refused ingest, upload and removal with 403; a key without a
+/// scope or with `write:` still does everything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_key_searches_and_navigates_but_is_refused_ingest_upload_and_removal() {
+    const READ: &str = "read-key-0123456789abcdef";
+    const WRITE: &str = "write-key-0123456789abcdef";
+    let server = Server::start(|c| {
+        c.serve.api_keys.push(format!("read:{READ}"));
+        c.serve.api_keys.push(format!("write:{WRITE}"));
+    })
+    .await;
+    server.write("contract.md", CONTRACT);
+    // The unscoped key of every other test is a write key.
+    assert_eq!(server.ingest(&["contract.md"]).await["state"], "done");
+    let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+    let id = docs[0]["id"].as_str().unwrap().to_string();
+
+    let read = |method: reqwest::Method, path: &str| {
+        server.client.request(method, server.url(path)).bearer_auth(READ)
+    };
+    let search = read(reqwest::Method::POST, "/v1/search").json(&json!({"query": "court orders"}));
+    let r = search.send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let body: Value = r.json().await.unwrap();
+    assert!(!body["hits"].as_array().unwrap().is_empty(), "{body}");
+    for path in [
+        "/v1/documents".to_string(),
+        format!("/v1/documents/{id}/tree"),
+        format!("/v1/documents/{id}/sections/4"),
+        "/v1/definitions?term=Services".to_string(),
+        "/v1/jobs".to_string(),
+    ] {
+        assert_eq!(
+            read(reqwest::Method::GET, &path).send().await.unwrap().status(),
+            StatusCode::OK,
+            "{path}"
+        );
+    }
+
+    let refused = [
+        ("ingest", read(reqwest::Method::POST, "/v1/documents").json(&json!({"paths": ["contract.md"]}))),
+        (
+            "upload",
+            read(reqwest::Method::POST, "/v1/documents?filename=new.md")
+                .header("content-type", "text/markdown")
+                .body(CONTRACT),
+        ),
+        ("removal", read(reqwest::Method::DELETE, &format!("/v1/documents/{id}"))),
+    ];
+    for (what, request) in refused {
+        let r = request.send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{what}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(error_code(&body), "forbidden", "{what}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("read-only") && message.contains("search and navigate"), "{message}");
+        assert!(!message.contains(READ), "the key is never echoed: {message}");
+    }
+    // Nothing was written: still the one document, and no upload.
+    let after: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+    assert_eq!(after.as_array().unwrap().len(), 1, "{after}");
+    assert!(!server.index.join("uploads").join("new.md").exists());
+
+    // MCP answers a read key (its tools only read).
+    let mcp = read(reqwest::Method::POST, "/mcp")
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mcp.status(), StatusCode::OK);
+
+    // A write: key ingests and removes.
+    let r = server
+        .client
+        .post(server.url("/v1/documents?filename=new.md"))
+        .bearer_auth(WRITE)
+        .header("content-type", "text/markdown")
+        .body(CONTRACT)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let job = server.wait(r.headers()["location"].to_str().unwrap()).await;
+    assert_eq!(job["summary"]["ingested"], 1, "{job}");
+    let r = server
+        .client
+        .delete(server.url(&format!("/v1/documents/{id}")))
+        .bearer_auth(WRITE)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn limits_on_query_k_body_and_jobs_are_enforced_with_clear_errors() {
     let server = Server::start(|c| {

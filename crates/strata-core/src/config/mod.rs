@@ -35,10 +35,10 @@ pub use models::{ChatConfig, Price, CHAT_PROVIDERS};
 pub use names::parse_in;
 pub use rerank::{RerankConfig, RerankKind, MAX_CANDIDATES, RERANK_KINDS};
 pub use search::{
-    FusionKind, LegWeights, Mode, Order, SearchConfig, FUSIONS, MAX_BUDGET, MAX_DENSE_HIGHLIGHT_SENTENCES, MAX_K, MODES,
-    ORDERS,
+    FusionKind, LegWeights, Mode, Order, SearchConfig, FUSIONS, MAX_BUDGET, MAX_DENSE_HIGHLIGHT_SENTENCES,
+    MAX_K, MODES, ORDERS,
 };
-pub use serve::ServeConfig;
+pub use serve::{ApiKey, KeyScope, ServeConfig};
 pub use store::{KeywordRanking, StoreConfig, StoreKind, STORE_KINDS};
 
 use crate::{Error, Result};

@@ -13,8 +13,9 @@ pub struct ServeConfig {
     /// Address to listen on. Default `127.0.0.1:7700`.
     pub addr: String,
     /// API keys accepted as `Authorization: Bearer KEY`; `STRATA_API_KEYS` (comma-separated)
-    /// adds more. Without any, the server only listens on loopback unless `public` is true.
-    /// Never serialized.
+    /// adds more. Each entry is `KEY` or `write:KEY` (full rights) or `read:KEY` (search and
+    /// navigate only; see [`ApiKey::parse`]). Without any, the server only listens on loopback
+    /// unless `public` is true. Never serialized.
     #[serde(skip_serializing)]
     pub api_keys: Vec<String>,
     /// Listen on a non-loopback address without API keys. Default false.
@@ -89,13 +90,7 @@ impl ServeConfig {
         if self.addr.parse::<std::net::SocketAddr>().is_err() {
             return bad("addr", "must be IP:PORT (127.0.0.1:7700, [::1]:7700)", format!("{:?}", self.addr));
         }
-        if let Some(short) = self.api_keys.iter().find(|k| k.trim().len() < 16) {
-            return bad(
-                "api_keys",
-                "must be at least 16 characters each (openssl rand -hex 32 makes one)",
-                format!("a key of {} characters", short.trim().len()),
-            );
-        }
+        self.keys().map_err(|e| Error::user(format!("{e} ({origin})")))?;
         if self.max_body_bytes < 1024 {
             return bad("max_body_bytes", "must be at least 1024", self.max_body_bytes.to_string());
         }
@@ -130,20 +125,103 @@ impl ServeConfig {
         }
     }
 
-    /// Adds the keys of `STRATA_API_KEYS` (comma-separated, blanks ignored). A value that is
-    /// not blank but holds no key (`","`) is an error: it means keys were meant, and starting
-    /// without any would be silent.
+    /// Adds the keys of `STRATA_API_KEYS` (comma-separated, blanks ignored; each entry as in
+    /// `api_keys`, an error naming its place in the variable). A value that is not blank but
+    /// holds no key (`","`) is an error: it means keys were meant, and starting without any
+    /// would be silent.
     pub fn add_env_keys(&mut self, value: &str) -> Result<()> {
         let keys: Vec<String> =
             value.split(',').map(str::trim).filter(|k| !k.is_empty()).map(String::from).collect();
         if keys.is_empty() && !value.trim().is_empty() {
+            // Only commas and blanks: nothing secret to hide.
             return Err(Error::user(format!(
                 "STRATA_API_KEYS = {value:?} holds no key: give keys separated by commas (KEY1,KEY2), \
                  or unset it to use only [serve] api_keys"
             )));
         }
+        for (i, entry) in keys.iter().enumerate() {
+            ApiKey::parse(entry, &format!("STRATA_API_KEYS entry {}", i + 1))?;
+        }
         self.api_keys.extend(keys);
         Ok(())
+    }
+
+    /// The keys of `api_keys` with their scopes. An entry whose scope is neither `read` nor
+    /// `write`, a key under 16 characters, or one key given twice with two scopes is an error
+    /// naming the entry by its place (never its text: it is a secret).
+    pub fn keys(&self) -> Result<Vec<ApiKey>> {
+        let mut keys: Vec<ApiKey> = Vec::with_capacity(self.api_keys.len());
+        for (i, entry) in self.api_keys.iter().enumerate() {
+            let key = ApiKey::parse(entry, &format!("serve.api_keys entry {}", i + 1))?;
+            if let Some(j) = keys.iter().position(|k| k.key == key.key && k.scope != key.scope) {
+                return Err(Error::user(format!(
+                    "serve.api_keys entries {} and {} (STRATA_API_KEYS adds its keys after those of \
+                     the file) hold the same key with two scopes: keep one of them",
+                    j + 1,
+                    i + 1
+                )));
+            }
+            keys.push(key);
+        }
+        Ok(keys)
+    }
+}
+
+/// What an API key may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum KeyScope {
+    /// Search and navigate: every `GET`, `POST /v1/search` and `/mcp` (whose tools only
+    /// read). Ingest, upload and removal are refused with 403.
+    Read,
+    /// Everything, as a key without a scope.
+    Write,
+}
+
+/// One entry of `[serve] api_keys` or `STRATA_API_KEYS`: the key and its scope.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey {
+    /// What the key may do.
+    pub scope: KeyScope,
+    /// The key, as sent in `Authorization: Bearer KEY`.
+    pub key: String,
+}
+
+// The key never reaches a log through `{:?}`.
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ApiKey({:?}, {} characters)", self.scope, self.key.len())
+    }
+}
+
+impl ApiKey {
+    /// Reads `read:KEY`, `write:KEY` or `KEY` (full rights, as before scopes existed). Text
+    /// before a first `:` is a scope, so a key that itself holds `:` is written with one
+    /// (`write:KEY`). `place` names the entry in errors, which never show its text.
+    pub fn parse(entry: &str, place: &str) -> Result<ApiKey> {
+        let entry = entry.trim();
+        let (scope, key) = match entry.split_once(':') {
+            None => (KeyScope::Write, entry),
+            Some((scope, key)) => match scope.trim() {
+                "read" => (KeyScope::Read, key.trim()),
+                "write" => (KeyScope::Write, key.trim()),
+                _ => {
+                    return Err(Error::user(format!(
+                        "{place} has a scope (the text before its first ':', not shown with the key) \
+                         that is neither read nor write: write read:KEY for a key that may only search \
+                         and navigate, write:KEY or KEY for full rights; a key that itself holds ':' \
+                         needs a scope in front (write:KEY)"
+                    )))
+                }
+            },
+        };
+        if key.len() < 16 {
+            return Err(Error::user(format!(
+                "{place} is a key of {} characters; keys must be at least 16 characters each \
+                 (openssl rand -hex 32 makes one)",
+                key.len()
+            )));
+        }
+        Ok(ApiKey { scope, key: key.to_string() })
     }
 }
 
@@ -180,5 +258,62 @@ mod tests {
         c.api_keys.clear();
         c.addr = "localhost:7700".into();
         assert!(c.validate("t").unwrap_err().to_string().contains("serve.addr"));
+    }
+
+    #[test]
+    fn api_key_scopes_read_write_and_unprefixed_full_rights() {
+        let c = ServeConfig {
+            api_keys: vec![
+                "k-0123456789abcdef".into(),
+                " read:k-1111111111111111 ".into(),
+                "write: k-2222222222222222".into(),
+                "write:k:with:colons:3333".into(),
+            ],
+            ..ServeConfig::default()
+        };
+        c.validate("t").unwrap();
+        let keys: Vec<(KeyScope, String)> = c.keys().unwrap().into_iter().map(|k| (k.scope, k.key)).collect();
+        assert_eq!(
+            keys,
+            [
+                (KeyScope::Write, "k-0123456789abcdef".to_string()),
+                (KeyScope::Read, "k-1111111111111111".to_string()),
+                (KeyScope::Write, "k-2222222222222222".to_string()),
+                (KeyScope::Write, "k:with:colons:3333".to_string()),
+            ]
+        );
+        let mut env = ServeConfig::default();
+        env.add_env_keys("read:k-1111111111111111,k-0123456789abcdef").unwrap();
+        assert_eq!(env.keys().unwrap()[0].scope, KeyScope::Read);
+        assert!(!format!("{:?}", env.keys().unwrap()).contains("1111"));
+    }
+
+    /// A bad scope names the entry and the fix, never the entry's text (it is a secret).
+    #[test]
+    fn bad_key_scope_is_named_by_entry_without_echoing_the_key() {
+        let secret = "k-0123456789abcdef";
+        for scope in ["reed", "READ", "admin", ""] {
+            let c = ServeConfig {
+                api_keys: vec![format!("read:{secret}"), format!("{scope}:{secret}")],
+                ..ServeConfig::default()
+            };
+            let err = c.validate("strata.toml").unwrap_err().to_string();
+            assert!(err.contains("serve.api_keys entry 2") && err.contains("strata.toml"), "{err}");
+            assert!(err.contains("read:KEY") && err.contains("write:KEY"), "{err}");
+            assert!(!err.contains(secret) && (scope.is_empty() || !err.contains(scope)), "{err}");
+
+            let mut env = ServeConfig::default();
+            let err = env.add_env_keys(&format!("write:{secret},{scope}:{secret}")).unwrap_err().to_string();
+            assert!(err.contains("STRATA_API_KEYS entry 2") && !err.contains(secret), "{err}");
+        }
+        let short = ServeConfig { api_keys: vec!["read:short".into()], ..ServeConfig::default() };
+        let err = short.validate("t").unwrap_err().to_string();
+        assert!(err.contains("serve.api_keys entry 1 is a key of 5 characters"), "{err}");
+        let twice = ServeConfig {
+            api_keys: vec![format!("read:{secret}"), format!("write:{secret}")],
+            ..ServeConfig::default()
+        };
+        let err = twice.validate("t").unwrap_err().to_string();
+        assert!(err.contains("entries 1 and 2") && !err.contains(secret), "{err}");
     }
 }

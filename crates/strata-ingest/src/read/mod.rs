@@ -125,6 +125,15 @@ pub enum ReadError {
     /// The format parser refused the content.
     #[error("{0}")]
     Malformed(String),
+    /// HTML nesting elements deeper than the reader takes (its parser's time grows with the
+    /// square of the depth).
+    #[error("the HTML nests elements at least {depth} deep, more than the {limit} strata reads (parsing time grows with the square of the depth); close the elements it leaves open, flatten the markup, or convert the file to Markdown")]
+    TooDeep {
+        /// Elements open when the parse stopped.
+        depth: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A PDF whose pages carry no text (scanned images): a warning for that file, not a
     /// failure of the ingest.
     #[error("no text layer on any of its {pages} pages (a scan?); OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) and re-ingest")]

@@ -217,3 +217,28 @@ impl Strata {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Read keys may use `/mcp` (`crate::auth`) because every tool only reads. A new tool
+    /// fails this test until it is added here, having been checked: one that ingests or
+    /// removes must be kept from read keys first.
+    #[test]
+    fn mcp_tools_only_read_so_read_keys_may_use_them() {
+        let mut names: Vec<String> =
+            Strata::tool_router().list_all().into_iter().map(|t| t.name.into()).collect();
+        names.sort();
+        let read_only = [
+            "define",
+            "follow_reference",
+            "list_documents",
+            "outline",
+            "read_pages",
+            "read_section",
+            "search",
+        ];
+        assert_eq!(names, read_only, "a tool was added or removed: is it read-only? (see crate::auth)");
+    }
+}

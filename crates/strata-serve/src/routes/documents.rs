@@ -86,7 +86,7 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<DocSummary>>
         (status = 202, description = "Queued; `Location` is the job", body = Accepted),
         (status = 400, description = "A bad parameter (the message names it)", body = ErrorBody),
         (status = 401, description = "No valid API key", body = ErrorBody),
-        (status = 403, description = "A path outside the roots, or path ingest off", body = ErrorBody),
+        (status = 403, description = "A path outside the roots, path ingest off, or a read-only API key", body = ErrorBody),
         (status = 413, description = "The body is larger than [serve] max_body_bytes", body = ErrorBody),
         (status = 415, description = "An upload without a content type, or with one a web page could send", body = ErrorBody),
         (status = 429, description = "Too many ingest jobs queued or running", body = ErrorBody),
@@ -217,7 +217,7 @@ fn upload_name(name: &str) -> Result<String, ApiError> {
     path = "/v1/documents/{id}",
     tag = "documents",
     params(("id" = String, Path, description = "Document id or part of its path")),
-    responses((status = 200, description = "Removed", body = Removed), (status = 401, description = "No valid API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
+    responses((status = 200, description = "Removed", body = Removed), (status = 401, description = "No valid API key", body = ErrorBody), (status = 403, description = "A read-only API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn remove(

@@ -18,13 +18,16 @@
 //!   or end with a space outside `pre`, and no more than one blank line ever runs;
 //! - headings, and everything inside a table cell, stay on one line.
 //!
-//! The walk keeps an explicit stack of open elements, so 10,000 nested `div`s do not touch
-//! the call stack. Legal unit headings (`PART II`, `CHAPTER 10`, `§102`), which the US Code
+//! The parser is fed in chunks and a document nesting elements deeper than
+//! [`parse::MAX_DEPTH`] is refused: html5ever's time grows with the square of the depth
+//! (`parse`). The walk keeps an explicit stack of open elements all the same. Legal unit headings (`PART II`, `CHAPTER 10`, `§102`), which the US Code
 //! puts all at `h3`, are re-leveled by [`super::levels::refine_unit_levels`].
 //!
-//! `walk` holds the walk and the text it writes, `chrome` what it drops.
+//! `parse` bounds the parse, `walk` holds the walk and the text it writes, `chrome` what it
+//! drops.
 
 mod chrome;
+mod parse;
 #[cfg(test)]
 mod tests;
 mod walk;
@@ -32,6 +35,7 @@ mod walk;
 use scraper::{ElementRef, Html};
 use strata_core::Format;
 
+pub use self::parse::MAX_DEPTH;
 use self::walk::Walker;
 use super::{decode::decode, levels::refine_unit_levels, Parsed, ReadError, Reader};
 
@@ -47,17 +51,22 @@ impl Reader for HtmlReader {
         let (source, warnings) = decode(bytes)?;
         // html5ever is not known to panic, but the reader contract is that nothing does.
         let walked = std::panic::catch_unwind(|| {
-            let html = Html::parse_document(&source);
+            let html = parse::parse(&source, MAX_DEPTH)?;
             let title = head_title(&html);
             let mut walker = Walker::with_capacity(source.len() / 2);
             walker.walk(&html);
-            (title, walker.finish())
+            Ok((title, walker.finish()))
         });
-        let Ok((title, (text, blocks, mut headings))) = walked else {
-            return Err(ReadError::Malformed(
-                "the HTML parser failed on this file; save it again from a browser or convert it to Markdown"
-                    .into(),
-            ));
+        let (title, (text, blocks, mut headings)) = match walked {
+            Ok(Ok(walked)) => walked,
+            Ok(Err(depth)) => return Err(ReadError::TooDeep { depth, limit: MAX_DEPTH }),
+            Err(_) => {
+                return Err(ReadError::Malformed(
+                    "the HTML parser failed on this file; save it again from a browser or convert it to \
+                     Markdown"
+                        .into(),
+                ))
+            }
         };
         if text.is_empty() {
             return Err(ReadError::Empty);

@@ -151,13 +151,16 @@ fn line_breaks() {
 }
 
 #[test]
-fn deep_nesting_does_not_overflow() {
-    let depth = 10_000;
+fn nesting_to_the_limit_reads_and_deeper_is_refused() {
+    // html and body are open too, and the parser holds head.
+    let depth = super::MAX_DEPTH - 3;
     let html = format!("{}deep{}", "<div>".repeat(depth), "</div>".repeat(depth));
-    let parsed = read(&html);
-    assert_eq!(parsed.text, "deep");
-    let html = format!("{}<h3>x</h3>{}", "<ul><li>".repeat(2_000), "</li></ul>".repeat(2_000));
+    assert_eq!(read(&html).text, "deep");
+    let html = format!("{}<h3>x</h3>{}", "<ul><li>".repeat(depth / 2), "</li></ul>".repeat(depth / 2));
     check(&read(&html));
+    let html = format!("{}deep{}", "<div>".repeat(10_000), "</div>".repeat(10_000));
+    let err = HtmlReader.read(html.as_bytes()).unwrap_err();
+    assert!(matches!(err, ReadError::TooDeep { depth, limit } if depth > limit), "{err}");
 }
 
 #[test]
