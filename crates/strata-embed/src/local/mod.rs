@@ -267,7 +267,7 @@ impl LocalEmbedder {
     /// next batch when it is done; returns each batch's pooled rows, in batch order.
     fn run_batches(&self, batches: &[&[usize]], encodings: &[Encoding]) -> Result<Vec<Vec<f32>>> {
         let next = AtomicUsize::new(0);
-        let lane = || -> Result<Vec<(usize, Vec<f32>)>> {
+        let lane = || -> Result<Vec<Pooled>> {
             let mut done = Vec::new();
             loop {
                 let b = next.fetch_add(1, Ordering::Relaxed);
@@ -277,11 +277,11 @@ impl LocalEmbedder {
             }
         };
         let lanes = self.sessions.len().min(batches.len());
-        let finished: Vec<Result<Vec<(usize, Vec<f32>)>>> = if lanes <= 1 {
+        let finished: Vec<Result<Vec<Pooled>>> = if lanes <= 1 {
             vec![lane()]
         } else {
             std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..lanes).map(|_| scope.spawn(&lane)).collect();
+                let handles: Vec<_> = (0..lanes).map(|_| scope.spawn(lane)).collect();
                 handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
             })
         };
@@ -339,6 +339,9 @@ impl LocalEmbedder {
         Ok(read(hidden, len))
     }
 }
+
+/// A batch's number and its pooled rows.
+type Pooled = (usize, Vec<f32>);
 
 /// Padded tokens per forward pass at most: 8 texts of 32 tokens, one of 256. Small passes
 /// keep each lane's activations in the core's cache and ONNX Runtime's arena small
