@@ -49,9 +49,12 @@ impl EmbeddedStore {
             .collect();
         damaged.sort();
         for vectors in [&store.vectors, &store.section_vectors] {
-            damaged.extend(vectors.damaged_rows(MAX_ROWS_REPORTED).into_iter().map(|(file, row)| {
-                format!("{}: row {row} is not a unit vector", file.display())
-            }));
+            damaged.extend(
+                vectors
+                    .damaged_rows(MAX_ROWS_REPORTED)
+                    .into_iter()
+                    .map(|(file, row)| format!("{}: row {row} is not a unit vector", file.display())),
+            );
         }
         let metas = store.index.searchable_segment_metas().map_err(tv(dir))?;
         Ok(Check {

@@ -87,8 +87,18 @@ pub struct EmbeddedStore {
     external: Option<String>,
 }
 
+/// A tantivy error as an index error; a damaged or unreadable file also names the repair.
 fn tv(dir: &Path) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
-    move |e| Error::Index { path: dir.to_path_buf(), reason: e.to_string() }
+    use tantivy::TantivyError::{DataCorruption, IoError};
+    move |e| {
+        let reason = match e {
+            DataCorruption(_) | IoError(_) => {
+                format!("{e}; the index may be damaged: run `strata check` on it, and if it names damaged files, ingest the same documents into a new index")
+            }
+            e => e.to_string(),
+        };
+        Error::Index { path: dir.to_path_buf(), reason }
+    }
 }
 
 impl EmbeddedStore {
