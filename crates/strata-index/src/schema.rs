@@ -1,12 +1,13 @@
 //! The tantivy schema of the embedded store.
 //!
-//! One tantivy index holds six record kinds, told apart by the `kind` field, so that one
+//! One tantivy index holds seven record kinds, told apart by the `kind` field, so that one
 //! tantivy commit makes a whole document (its text, tree, chunks and definitions) visible at
 //! once, or none of it:
 //!
 //! | kind | one per | payload |
 //! |---|---|---|
 //! | `doc` | document | tree, pages, references (JSON, text left out) |
+//! | `summary` | document | [`crate::DocSummary`] (JSON): what listing documents reads |
 //! | `text` | document | the normalized text (UTF-8) |
 //! | `chunk` | chunk | [`crate::StoredChunk`] (JSON) |
 //! | `def` | definition | [`strata_core::Definition`] (JSON) |
@@ -33,6 +34,9 @@ pub(crate) const KIND_CHUNK: &str = "chunk";
 pub(crate) const KIND_DEF: &str = "def";
 pub(crate) const KIND_SECTION: &str = "section";
 pub(crate) const KIND_CONTEXT: &str = "context";
+/// A document's [`crate::DocSummary`], so that listing documents reads no tree. Indexes
+/// made before it have none; their documents are summarized from the `doc` record.
+pub(crate) const KIND_SUMMARY: &str = "summary";
 
 /// Handles to the schema's fields.
 #[derive(Debug, Clone, Copy)]

@@ -7,7 +7,7 @@ use std::ops::Bound;
 
 use serde::Deserialize;
 use strata_core::{ChunkId, Error, Result};
-use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::collector::{Count, DocSetCollector, TopDocs};
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery,
 };
@@ -120,6 +120,10 @@ impl EmbeddedStore {
             .into_iter()
             .map(|(occur, q)| (occur, Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>))
             .collect())
+    }
+
+    pub(super) fn count(&self, query: &dyn Query) -> Result<usize> {
+        self.searcher().search(query, &Count).map_err(self.err())
     }
 
     pub(super) fn all(&self, query: &dyn Query) -> Result<Vec<(DocAddress, TantivyDocument)>> {

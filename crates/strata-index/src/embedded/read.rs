@@ -1,7 +1,7 @@
 //! [`StoreRead`] on the embedded store: documents, chunks and cached contexts from their
 //! records, and every leg as a tantivy query or a vector search.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use strata_core::{ChunkId, Definition, DocId, Error, NodeId, Result};
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query};
@@ -9,7 +9,7 @@ use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{TantivyDocument, Term};
 
 use super::{DocMeta, EmbeddedStore};
-use crate::schema::{KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_TEXT};
+use crate::schema::{KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_SUMMARY, KIND_TEXT};
 use crate::store::{
     DocSummary, Filter, LegHit, SectionHit, StoreRead, StoredChunk, StoredDocument, BOOST_HEADING,
     BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
@@ -22,16 +22,25 @@ impl StoreRead for EmbeddedStore {
     }
 
     fn documents(&self) -> Result<Vec<DocSummary>> {
-        let q = BooleanQuery::new(self.base(KIND_DOC, &Filter::default())?);
+        let summaries = BooleanQuery::new(self.base(KIND_SUMMARY, &Filter::default())?);
         let mut out = Vec::new();
-        for (_, d) in self.all(&q)? {
-            let meta: DocMeta = self.payload(&d)?;
-            out.push(DocSummary::of(
-                &meta.document,
-                meta.chunks,
-                meta.definitions.len(),
-                meta.references.len(),
-            ));
+        for (_, d) in self.all(&summaries)? {
+            out.push(self.payload::<DocSummary>(&d)?);
+        }
+        // Documents put before summary records existed are summarized from their whole
+        // record, tree included.
+        let docs = BooleanQuery::new(self.base(KIND_DOC, &Filter::default())?);
+        if self.count(&docs)? > out.len() {
+            let known: HashSet<DocId> = out.iter().map(|s| s.id.clone()).collect();
+            for (_, d) in self.all(&docs)? {
+                if known.contains(&DocId(self.str_field(&d, self.f.doc_id))) {
+                    continue;
+                }
+                let meta: DocMeta = self.payload(&d)?;
+                let (chunks, definitions, references) =
+                    (meta.chunks, meta.definitions.len(), meta.references.len());
+                out.push(DocSummary::of(&meta.document, chunks, definitions, references));
+            }
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)

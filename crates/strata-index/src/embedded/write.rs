@@ -6,91 +6,35 @@ use strata_core::{Chunk, DocId, Document, DocumentRecord, Error, Result};
 use tantivy::{IndexWriter, TantivyDocument, Term};
 
 use super::{tv, CommitPayload, DocMeta, EmbeddedStore};
-use crate::schema::{KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_TEXT};
-use crate::store::{check_vectors, StoreRead, StoreWrite, StoredChunk};
+use crate::schema::{KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_SUMMARY, KIND_TEXT};
+use crate::store::{check_vectors, DocSummary, StoreRead, StoreWrite, StoredChunk};
 use crate::DenseManifest;
 
 impl StoreWrite for EmbeddedStore {
     fn put(&mut self, record: &DocumentRecord) -> Result<()> {
-        let f = self.f;
+        self.check_record(record)?;
+        let (f, dir) = (self.f, self.dir.clone());
+        let id = record.document.id.as_str();
+        let head = self.head_records(record)?;
+        let writer = self.writer.as_ref().ok_or_else(|| self.read_only())?;
+        writer.delete_term(Term::from_field_text(f.doc_id, id));
+        // Chunk and section records go to the writer as they are made: a document of a
+        // quarter of a million sections held them all at once, a gigabyte for 13 MB of
+        // text. A record that cannot be made (never seen: serializing plain data) deletes
+        // what was added, so that no commit publishes half a document.
+        let added = head
+            .into_iter()
+            .map(Ok)
+            .chain(self.body_records(record))
+            .try_for_each(|d| writer.add_document(d?).map(drop).map_err(tv(&dir)));
+        if let Err(e) = added {
+            writer.delete_term(Term::from_field_text(f.doc_id, id));
+            self.vectors.remove(&record.document.id);
+            self.section_vectors.remove(&record.document.id);
+            return Err(e);
+        }
         let doc = &record.document;
-        let id = doc.id.as_str().to_string();
-        let mut docs: Vec<TantivyDocument> =
-            Vec::with_capacity(record.chunks.len() + record.definitions.len() + doc.tree.len() + 2);
-
-        let mut text = TantivyDocument::default();
-        text.add_text(f.kind, KIND_TEXT);
-        text.add_text(f.doc_id, &id);
-        text.add_bytes(f.payload, doc.text.as_bytes());
-        docs.push(text);
-
-        let meta = DocMeta {
-            document: Document { text: String::new(), ..doc.clone() },
-            definitions: record.definitions.clone(),
-            references: record.references.clone(),
-            chunks: record.chunks.len(),
-        };
-        let mut d = TantivyDocument::default();
-        d.add_text(f.kind, KIND_DOC);
-        d.add_text(f.doc_id, &id);
-        d.add_text(f.hash, &doc.source.content_hash);
-        d.add_bytes(f.payload, &Self::json(&meta)?);
-        docs.push(d);
-
-        for def in &record.definitions {
-            let mut d = TantivyDocument::default();
-            d.add_text(f.kind, KIND_DEF);
-            d.add_text(f.doc_id, &id);
-            d.add_text(f.terms, &def.normalized);
-            d.add_bytes(f.payload, &Self::json(def)?);
-            docs.push(d);
-        }
-
-        // Every chunk is searched by the same title: computed once per document.
-        let title = doc.search_title();
-        for chunk in &record.chunks {
-            docs.push(self.chunk_doc(doc, &title, chunk)?);
-        }
-
-        // Format 1 indexes have no section fields: their documents get no section records.
-        let section_fields = f.section_text.zip(f.section_heading);
-        for profile in section_fields.map(|_| strata_core::section_profiles(doc)).unwrap_or_default() {
-            let (text, heading) = section_fields.expect("checked above");
-            let mut d = TantivyDocument::default();
-            d.add_text(f.kind, KIND_SECTION);
-            d.add_text(f.doc_id, &id);
-            d.add_text(f.chunk_id, format!("{id}#{}", profile.node));
-            d.add_u64(f.node, profile.node.0 as u64);
-            d.add_text(text, format!("{}\n{}", profile.lead, profile.children));
-            d.add_text(heading, &profile.heading_path);
-            if let (Some((first, last)), Some(node)) = (f.pages, doc.tree.get(profile.node)) {
-                d.add_u64(first, node.pages.first as u64);
-                d.add_u64(last, node.pages.last as u64);
-            }
-            if let Some(number) = doc.tree.get(profile.node).and_then(|n| n.number.as_ref()) {
-                d.add_text(f.numbers, number.key());
-            }
-            docs.push(d);
-        }
-
-        check_vectors(record)?;
-        if let Some(v) = &record.vectors {
-            self.manifest.check_dense(&v.model, v.dim, &self.dir)?;
-        }
-        if let Some(sv) = &record.section_vectors {
-            self.manifest.check_dense(&sv.vectors.model, sv.vectors.dim, &self.dir)?;
-        }
-        if let (Some(v), None) = (&record.vectors, &self.manifest.dense) {
-            self.manifest.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
-            self.manifest_dirty = true;
-        }
-
-        let dir = self.dir.clone();
-        let writer = self.writer()?;
-        writer.delete_term(Term::from_field_text(f.doc_id, &id));
-        for d in docs {
-            writer.add_document(d).map_err(tv(&dir))?;
-        }
+        let id = id.to_string();
         self.staged.insert(doc.id.clone());
         self.vectors.put(&doc.id, &record.chunks, record.vectors.as_ref());
         // A format 1 index has no section leg: it keeps no section vectors either.
@@ -170,6 +114,106 @@ impl EmbeddedStore {
         Ok(())
     }
 
+    /// Refuses a record whose vectors do not fit it or this index, before anything of it
+    /// is staged; the first vectors name the index's model in the manifest.
+    fn check_record(&mut self, record: &DocumentRecord) -> Result<()> {
+        check_vectors(record)?;
+        if let Some(v) = &record.vectors {
+            self.manifest.check_dense(&v.model, v.dim, &self.dir)?;
+        }
+        if let Some(sv) = &record.section_vectors {
+            self.manifest.check_dense(&sv.vectors.model, sv.vectors.dim, &self.dir)?;
+        }
+        if let (Some(v), None) = (&record.vectors, &self.manifest.dense) {
+            self.manifest.dense = Some(DenseManifest { model: v.model.clone(), dim: v.dim });
+            self.manifest_dirty = true;
+        }
+        Ok(())
+    }
+
+    /// A document's one-of records (text, metadata, summary) and its definitions.
+    fn head_records(&self, record: &DocumentRecord) -> Result<Vec<TantivyDocument>> {
+        let (f, doc) = (self.f, &record.document);
+        let id = doc.id.as_str();
+        let mut docs = Vec::with_capacity(record.definitions.len() + 3);
+        let mut text = TantivyDocument::default();
+        text.add_text(f.kind, KIND_TEXT);
+        text.add_text(f.doc_id, id);
+        text.add_bytes(f.payload, doc.text.as_bytes());
+        docs.push(text);
+
+        let meta = DocMeta {
+            document: Document { text: String::new(), ..doc.clone() },
+            definitions: record.definitions.clone(),
+            references: record.references.clone(),
+            chunks: record.chunks.len(),
+        };
+        let mut d = TantivyDocument::default();
+        d.add_text(f.kind, KIND_DOC);
+        d.add_text(f.doc_id, id);
+        d.add_text(f.hash, &doc.source.content_hash);
+        d.add_bytes(f.payload, &Self::json(&meta)?);
+        docs.push(d);
+
+        let summary =
+            DocSummary::of(doc, record.chunks.len(), record.definitions.len(), record.references.len());
+        let mut d = TantivyDocument::default();
+        d.add_text(f.kind, KIND_SUMMARY);
+        d.add_text(f.doc_id, id);
+        d.add_bytes(f.payload, &Self::json(&summary)?);
+        docs.push(d);
+
+        for def in &record.definitions {
+            let mut d = TantivyDocument::default();
+            d.add_text(f.kind, KIND_DEF);
+            d.add_text(f.doc_id, id);
+            d.add_text(f.terms, &def.normalized);
+            d.add_bytes(f.payload, &Self::json(def)?);
+            docs.push(d);
+        }
+        Ok(docs)
+    }
+
+    /// A document's chunk records, then its section records, made one at a time.
+    fn body_records<'a>(
+        &'a self,
+        record: &'a DocumentRecord,
+    ) -> impl Iterator<Item = Result<TantivyDocument>> + 'a {
+        let doc = &record.document;
+        // Every chunk is searched by the same title: computed once per document.
+        let title = doc.search_title();
+        let chunks = record.chunks.iter().map(move |chunk| self.chunk_doc(doc, &title, chunk));
+        // Format 1 indexes have no section fields: their documents get no section records.
+        let profiles = match self.f.section_text.is_some() {
+            true => strata_core::section_profiles(doc),
+            false => Vec::new(),
+        };
+        chunks.chain(profiles.into_iter().map(move |p| Ok(self.section_doc(doc, &p))))
+    }
+
+    fn section_doc(&self, doc: &Document, profile: &strata_core::SectionProfile) -> TantivyDocument {
+        let f = self.f;
+        let (Some(text), Some(heading)) = (f.section_text, f.section_heading) else {
+            unreachable!("section records are made only where the schema has section fields")
+        };
+        let id = doc.id.as_str();
+        let mut d = TantivyDocument::default();
+        d.add_text(f.kind, KIND_SECTION);
+        d.add_text(f.doc_id, id);
+        d.add_text(f.chunk_id, format!("{id}#{}", profile.node));
+        d.add_u64(f.node, profile.node.0 as u64);
+        d.add_text(text, format!("{}\n{}", profile.lead, profile.children));
+        d.add_text(heading, &profile.heading_path);
+        if let (Some((first, last)), Some(node)) = (f.pages, doc.tree.get(profile.node)) {
+            d.add_u64(first, node.pages.first as u64);
+            d.add_u64(last, node.pages.last as u64);
+        }
+        if let Some(number) = doc.tree.get(profile.node).and_then(|n| n.number.as_ref()) {
+            d.add_text(f.numbers, number.key());
+        }
+        d
+    }
+
     fn chunk_doc(&self, doc: &Document, title: &str, chunk: &Chunk) -> Result<TantivyDocument> {
         let f = self.f;
         let stored = StoredChunk::of(doc, chunk);
@@ -200,8 +244,12 @@ impl EmbeddedStore {
     }
 
     fn writer(&mut self) -> Result<&mut IndexWriter> {
-        let dir = self.dir.clone();
-        self.writer.as_mut().ok_or_else(|| Error::Index { path: dir, reason: "opened read-only".into() })
+        let err = self.read_only();
+        self.writer.as_mut().ok_or(err)
+    }
+
+    fn read_only(&self) -> Error {
+        Error::Index { path: self.dir.clone(), reason: "opened read-only".into() }
     }
 
     fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
