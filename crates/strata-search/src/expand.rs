@@ -20,10 +20,12 @@
 //! Everything here reads the store only for the documents and sections the hits touch.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use strata_core::{DocId, NodeId, Result, Span};
 use strata_index::{Filter, StoreRead, StoredChunk, StoredDocument};
 
+use crate::metas::Metas;
 use crate::plan::Plan;
 use crate::request::SearchRequest;
 use crate::response::{AttachedDefinition, AttachedReference, SearchHit, Unit};
@@ -77,26 +79,28 @@ pub fn expand(
 }
 
 /// The documents a search touches, loaded once each: metadata (tree, pages, definitions,
-/// references) for citations, the text only when a page range needs it.
+/// references) for citations, from the commit's [`Metas`]; the text only when a page range
+/// needs it.
 pub struct Docs<'s> {
     store: &'s dyn StoreRead,
-    meta: HashMap<String, Option<StoredDocument>>,
+    metas: &'s Metas,
+    meta: HashMap<String, Option<Arc<StoredDocument>>>,
     text: HashMap<String, Option<String>>,
 }
 
 impl<'s> Docs<'s> {
-    /// An empty cache over `store`.
-    pub fn new(store: &'s dyn StoreRead) -> Docs<'s> {
-        Docs { store, meta: HashMap::new(), text: HashMap::new() }
+    /// An empty cache over `store`, reading metadata through `metas`.
+    pub fn new(store: &'s dyn StoreRead, metas: &'s Metas) -> Docs<'s> {
+        Docs { store, metas, meta: HashMap::new(), text: HashMap::new() }
     }
 
     /// A document's metadata (its `document.text` is empty).
     pub fn meta(&mut self, doc: &str) -> Result<Option<&StoredDocument>> {
         if !self.meta.contains_key(doc) {
-            let loaded = self.store.document_meta(&DocId(doc.to_string()))?;
+            let loaded = self.metas.get(self.store, &DocId(doc.to_string()))?;
             self.meta.insert(doc.to_string(), loaded);
         }
-        Ok(self.meta[doc].as_ref())
+        Ok(self.meta[doc].as_deref())
     }
 
     /// A document's text.

@@ -24,6 +24,7 @@ use tantivy::tokenizer::TextAnalyzer;
 
 use crate::documents::is_stop_word;
 use crate::highlight::{analyzer, terms};
+use crate::metas::Metas;
 
 /// The share of a heading's weight a query must hold to name its section: more than two
 /// thirds, so that "statement of cash flows" names "Consolidated Statements of Cash Flows"
@@ -133,9 +134,17 @@ pub fn query_terms(query: &str) -> HashSet<String> {
 #[derive(Debug, Default)]
 pub struct Headings {
     docs: Mutex<HashMap<DocId, Option<Arc<DocumentHeadings>>>>,
+    /// Where the trees are read: the catalog's, so that a search decodes a tree once for
+    /// its headings and its citations.
+    metas: Arc<Metas>,
 }
 
 impl Headings {
+    /// Heading terms read from the trees that `metas` decodes.
+    pub fn over(metas: Arc<Metas>) -> Headings {
+        Headings { docs: Mutex::default(), metas }
+    }
+
     /// The heading terms of `doc`, `None` when the store does not hold it.
     pub fn of(&self, store: &dyn StoreRead, doc: &DocId) -> Result<Option<Arc<DocumentHeadings>>> {
         if let Some(known) = self.lock().get(doc) {
@@ -143,7 +152,7 @@ impl Headings {
         }
         // Read outside the lock: another search may read the same document meanwhile, and
         // both arrive at the same value.
-        let read = store.document_meta(doc)?.map(|m| Arc::new(DocumentHeadings::of(&m.document.tree)));
+        let read = self.metas.get(store, doc)?.map(|m| Arc::new(DocumentHeadings::of(&m.document.tree)));
         self.lock().insert(doc.clone(), read.clone());
         Ok(read)
     }

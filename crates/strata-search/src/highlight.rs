@@ -154,7 +154,9 @@ pub fn highlight(
         })
         .collect();
     let dense_scores = match dense {
-        Some(d) => dense_scores(&sentences.iter().map(|s| (s.passage, s.span)).collect::<Vec<_>>(), passages, d)?,
+        Some(d) => {
+            dense_scores(&sentences.iter().map(|s| (s.passage, s.span)).collect::<Vec<_>>(), passages, d)?
+        }
         None => vec![None; sentences.len()],
     };
     let mut out: Vec<Vec<Highlight>> = passages.iter().map(|_| Vec::new()).collect();

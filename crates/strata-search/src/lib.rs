@@ -43,6 +43,7 @@ pub mod fuse;
 pub mod headings;
 pub mod hierarchy;
 pub mod highlight;
+pub mod metas;
 pub mod navigate;
 pub mod plan;
 pub mod request;

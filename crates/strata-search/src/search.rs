@@ -21,6 +21,7 @@ use crate::documents::{DocumentHit, DocumentIndex, DocumentRanking};
 use crate::expand::{self, Docs, Expanded};
 use crate::fuse::{self, Fused, Fusion};
 use crate::headings::Headings;
+use crate::metas::Metas;
 use crate::plan::Plan;
 use crate::request::{Mode, SearchRequest};
 use crate::response::{SearchResponse, Timings};
@@ -38,15 +39,19 @@ pub struct Catalog {
     pub documents: Arc<DocumentIndex>,
     /// Each document's heading terms, read when a hierarchical search first needs them.
     pub headings: Arc<Headings>,
+    /// The documents' decoded metadata, read when a search first cites them.
+    pub metas: Arc<Metas>,
 }
 
 impl Catalog {
     /// Reads the catalog of `store`.
     pub fn read(store: &dyn StoreRead) -> Result<Catalog> {
+        let metas = Arc::new(Metas::default());
         Ok(Catalog {
             defined_terms: store.defined_terms()?.into(),
             documents: Arc::new(DocumentIndex::read(store)?),
-            headings: Arc::default(),
+            headings: Arc::new(Headings::over(metas.clone())),
+            metas,
         })
     }
 }
@@ -210,7 +215,7 @@ impl<'s> Searcher<'s> {
         timings.fetch = fetch_ms;
         let (hits, reserve) = fetched?;
 
-        let mut docs = Docs::new(self.store);
+        let mut docs = Docs::new(self.store, &self.catalog.metas);
         let (expanded, expand_ms) =
             timed(|| expand::expand(self.store, &mut docs, hits, reserve, req, &plan));
         timings.expand = expand_ms;

@@ -1,5 +1,8 @@
 //! What the ranking tests share: a temporary index built as `strata ingest` builds it.
 
+// Each test file uses its own part of this module.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 
 /// A temporary index; the folder goes when this is dropped.
