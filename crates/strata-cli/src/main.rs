@@ -235,7 +235,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Check => {
             let check = strata_engine::check(&Location::of(&config, &cli.index)?)?;
-            emit(cli.json, &check, |c| render::check(c))?;
+            emit(cli.json, &check, render::check)?;
             Ok(if check.is_sound() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Command::Serve { addr, public, roots, no_mcp } => {

@@ -96,3 +96,26 @@ fn bad_config_value_is_named_with_its_key() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("chunk.max_tokens") && err.contains("got 0"), "{err}");
 }
+
+/// A file of nothing but heading lines (issue 23: a million of them took 4.7 GB to ingest,
+/// and every later search decoded the whole tree). Past `ingest.max_sections` the deepest
+/// headings are read as text, with a warning, and every word stays searchable.
+#[test]
+fn regression_heading_bomb_keeps_max_sections_and_every_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("headings.md");
+    let body: String = (0..3000).map(|i| format!("# Heading {i}\n\nline {i} of zanzibar{i}\n\n")).collect();
+    fs::write(&file, body).unwrap();
+    let index = dir.path().join("index");
+    let limit = [("STRATA_INGEST_MAX_SECTIONS", "1000")];
+    let out = common::strata_env(&index, &["--json", "ingest", file.to_str().unwrap()], &limit);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("3000 headings, more than ingest.max_sections (1000)"), "{report}");
+    let docs = json(&index, &["docs"]);
+    assert_eq!(docs[0]["nodes"], 1001, "the root and the first 1,000 headings: {docs}");
+    // A word under a dropped heading, and the dropped heading itself, are still found.
+    let hits = json(&index, &["search", "zanzibar2999", "--mode", "keyword"]);
+    let text = hits["hits"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("zanzibar2999") && text.contains("Heading 2999"), "{hits}");
+}

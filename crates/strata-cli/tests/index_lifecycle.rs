@@ -154,7 +154,9 @@ fn corrupted_term_dictionary_is_named_by_check_and_never_panics_a_search() {
     let index = dir.path().join("index");
     let file = dir.path().join("policy.md");
     let rules: String = (0..300)
-        .map(|i| format!("## {i}. Rule\n\nThe widget{i} shall be inspected by inspector{i} every {i} days.\n\n"))
+        .map(|i| {
+            format!("## {i}. Rule\n\nThe widget{i} shall be inspected by inspector{i} every {i} days.\n\n")
+        })
         .collect();
     fs::write(&file, format!("# Policy\n\n{rules}")).unwrap();
     json(&index, &["ingest", file.to_str().unwrap()]);

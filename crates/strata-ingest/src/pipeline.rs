@@ -15,7 +15,7 @@ use crate::enrich::{enrich, Enrichment};
 use crate::identity::{identify, title_is_placeholder};
 use crate::read::{reader_for, ReadError};
 use crate::tokenize::{self, Tokenizer};
-use crate::tree::build_tree;
+use crate::tree::{build_tree, keep_headings};
 
 /// A document with everything ingest found in it, ready for the index.
 pub type Ingested = DocumentRecord;
@@ -24,6 +24,7 @@ pub type Ingested = DocumentRecord;
 pub struct Pipeline {
     chunker: Chunker,
     max_file_bytes: u64,
+    max_sections: usize,
     metadata: BTreeMap<String, String>,
 }
 
@@ -39,6 +40,7 @@ impl Pipeline {
         Pipeline {
             chunker: Chunker::new(tokenizer, &config.chunk),
             max_file_bytes: config.ingest.max_file_bytes,
+            max_sections: config.ingest.max_sections,
             metadata: config.ingest.metadata.clone(),
         }
     }
@@ -138,7 +140,16 @@ impl Pipeline {
             .filter(|t| !title_is_placeholder(t))
             .or_else(|| identity.title())
             .unwrap_or_else(|| file_stem(&path));
-        let tree = build_tree(&title, text_len, &parsed.headings, &pages);
+        let mut warnings = parsed.warnings;
+        let (headings, dropped) = keep_headings(parsed.headings, self.max_sections);
+        if dropped > 0 {
+            warnings.push(format!(
+                "{} headings, more than ingest.max_sections ({}): the {dropped} deepest (the last first) are read as text of the section above them; raise [ingest] max_sections to keep them",
+                headings.len() + dropped,
+                self.max_sections
+            ));
+        }
+        let tree = build_tree(&title, text_len, &headings, &pages);
         let lead = document_lead(&parsed.text, &pages);
         Ok(Document {
             id: DocId::from_source(&path),
@@ -150,7 +161,7 @@ impl Pipeline {
             tree,
             metadata,
             lead,
-            warnings: parsed.warnings,
+            warnings,
         })
     }
 

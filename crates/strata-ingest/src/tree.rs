@@ -68,12 +68,57 @@ pub fn build_tree(title: &str, text_len: usize, headings: &[HeadingMark], pages:
     Tree::from_nodes(nodes)
 }
 
+/// The headings a tree of at most `max` sections keeps, in document order, and how many it
+/// drops: the deepest levels go first and, of the level that only partly fits, the last
+/// headings, so that the outline above them stays whole. A dropped heading's line stays in
+/// the text of the section above it.
+pub fn keep_headings(headings: Vec<HeadingMark>, max: usize) -> (Vec<HeadingMark>, usize) {
+    let total = headings.len();
+    if total <= max {
+        return (headings, 0);
+    }
+    let mut levels: Vec<u32> = headings.iter().map(|h| h.level.max(1)).collect();
+    levels.sort_unstable();
+    // The level of the max-th shallowest heading: those above it all fit, it fits in part.
+    let Some(&cut) = max.checked_sub(1).and_then(|i| levels.get(i)) else { return (Vec::new(), total) };
+    let mut room = max - levels.iter().filter(|&&l| l < cut).count();
+    let kept: Vec<HeadingMark> = headings
+        .into_iter()
+        .filter(|h| match h.level.max(1).cmp(&cut) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Equal if room > 0 => {
+                room -= 1;
+                true
+            }
+            _ => false,
+        })
+        .collect();
+    let dropped = total - kept.len();
+    (kept, dropped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn mark(level: u32, title: &str, start: usize, end: usize) -> HeadingMark {
         HeadingMark { level, title: title.into(), span: Span::new(start, end), number: None }
+    }
+
+    #[test]
+    fn past_the_section_limit_the_deepest_and_last_headings_go() {
+        let levels = [1, 2, 2, 1, 2, 3];
+        let h: Vec<_> =
+            levels.iter().enumerate().map(|(i, &l)| mark(l, &format!("h{i}"), i * 10, i * 10 + 5)).collect();
+        let (kept, dropped) = keep_headings(h.clone(), 3);
+        let titles: Vec<&str> = kept.iter().map(|k| k.title.as_str()).collect();
+        assert_eq!(titles, ["h0", "h1", "h3"], "both chapters, then the first section");
+        assert_eq!(dropped, 3);
+        assert_eq!(keep_headings(h.clone(), 6).1, 0);
+        let flat: Vec<_> = (0..10).map(|i| mark(1, &format!("f{i}"), i * 10, i * 10 + 5)).collect();
+        let (kept, dropped) = keep_headings(flat, 4);
+        assert_eq!(kept.iter().map(|k| k.title.as_str()).collect::<Vec<_>>(), ["f0", "f1", "f2", "f3"]);
+        assert_eq!(dropped, 6);
     }
 
     #[test]

@@ -39,6 +39,11 @@ pub struct IngestConfig {
     /// Files larger than this are refused with a per-file error, before they are read, so
     /// memory stays bounded. Default 64 MiB.
     pub max_file_bytes: u64,
+    /// Headings kept per document. Past it, the deepest headings are read as text of the
+    /// section above them, with a warning, so that a file of a million heading lines costs
+    /// memory by its text and not by its tree. Default 100,000, far more than any real
+    /// document has.
+    pub max_sections: usize,
     /// Documents written between two commits. A crash loses at most the documents since the
     /// last commit; re-running ingest completes the job. Default 64.
     pub commit_every: usize,
@@ -51,7 +56,12 @@ pub struct IngestConfig {
 
 impl Default for IngestConfig {
     fn default() -> Self {
-        IngestConfig { max_file_bytes: 64 * 1024 * 1024, commit_every: 64, metadata: Default::default() }
+        IngestConfig {
+            max_file_bytes: 64 * 1024 * 1024,
+            max_sections: 100_000,
+            commit_every: 64,
+            metadata: Default::default(),
+        }
     }
 }
 
@@ -84,6 +94,9 @@ impl IngestConfig {
     pub fn validate(&self, origin: &str) -> Result<()> {
         if self.max_file_bytes == 0 {
             return Err(Error::user(format!("ingest.max_file_bytes must be positive, got 0 ({origin})")));
+        }
+        if self.max_sections == 0 {
+            return Err(Error::user(format!("ingest.max_sections must be at least 1, got 0 ({origin})")));
         }
         if self.commit_every == 0 {
             return Err(Error::user(format!("ingest.commit_every must be at least 1, got 0 ({origin})")));

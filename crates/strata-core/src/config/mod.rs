@@ -106,6 +106,7 @@ impl Config {
         set(get, "STRATA_CHUNK_OVERLAP", &mut self.chunk.overlap, number)?;
         set(get, "STRATA_TOKENIZER_MODEL", &mut self.tokenizer.model, path)?;
         set(get, "STRATA_INGEST_MAX_FILE_BYTES", &mut self.ingest.max_file_bytes, number)?;
+        set(get, "STRATA_INGEST_MAX_SECTIONS", &mut self.ingest.max_sections, number)?;
         set(get, "STRATA_INGEST_COMMIT_EVERY", &mut self.ingest.commit_every, number)?;
         set(get, "STRATA_SEARCH_K", &mut self.search.k, number)?;
         set(get, "STRATA_SEARCH_MODE", &mut self.search.mode, named)?;
