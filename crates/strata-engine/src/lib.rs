@@ -26,6 +26,6 @@ mod options;
 pub mod record;
 
 pub use engine::{check, remove, Engine, OpenOptions, Snapshot};
-pub use strata_index::Check;
 pub use location::Location;
 pub use options::SearchOptions;
+pub use strata_index::Check;

@@ -147,7 +147,14 @@ fn tables(report: &Report) -> Vec<Table> {
 
     let judged = |r: &&Row| r.metrics.contains_key("highlight_p@3");
     if ran(report).any(|r| judged(&r)) {
-        let header = ["chunking", "strategy", "highlight_p@1", "highlight_p@3", "highlight p50 ms", "highlight p99 ms"];
+        let header = [
+            "chunking",
+            "strategy",
+            "highlight_p@1",
+            "highlight_p@3",
+            "highlight p50 ms",
+            "highlight p99 ms",
+        ];
         let rows = ran(report)
             .filter(judged)
             .map(|r| {

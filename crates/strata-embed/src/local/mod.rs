@@ -52,12 +52,7 @@ pub struct LocalOptions {
 impl Default for LocalOptions {
     fn default() -> Self {
         let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        LocalOptions {
-            threads,
-            lanes: default_lanes(threads),
-            batch_size: 32,
-            precision: Precision::Fp32,
-        }
+        LocalOptions { threads, lanes: default_lanes(threads), batch_size: 32, precision: Precision::Fp32 }
     }
 }
 
@@ -282,7 +277,10 @@ impl LocalEmbedder {
         } else {
             std::thread::scope(|scope| {
                 let handles: Vec<_> = (0..lanes).map(|_| scope.spawn(lane)).collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
             })
         };
         let mut pooled = vec![Vec::new(); batches.len()];

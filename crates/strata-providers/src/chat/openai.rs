@@ -94,7 +94,11 @@ mod tests {
         }
         for model in ["gpt-4o-mini", "gpt-4.1", "llama3.1:8b", "omni-moderation", "qwen2.5"] {
             let body = request(model, 200, &prompt);
-            assert_eq!((body["max_tokens"].as_u64(), body["temperature"].as_u64()), (Some(200), Some(0)), "{model}");
+            assert_eq!(
+                (body["max_tokens"].as_u64(), body["temperature"].as_u64()),
+                (Some(200), Some(0)),
+                "{model}"
+            );
         }
     }
 }
