@@ -57,6 +57,9 @@ fn bad_files_are_reported_and_skipped_while_good_ones_ingest() {
     assert!(message("empty.txt").contains("empty"), "{}", message("empty.txt"));
     assert_eq!(outcome("binary.txt")["status"], "failed");
     assert!(message("binary.txt").contains("binary"), "{}", message("binary.txt"));
+    // The message names its file once (it said "PATH: PATH: the file looks binary").
+    let path = outcome("binary.txt")["path"].as_str().unwrap().to_string();
+    assert_eq!(message("binary.txt").matches(&path).count(), 1, "{}", message("binary.txt"));
     assert_eq!(outcome("latin1.txt")["status"], "ingested");
     assert!(message("latin1.txt").contains("UTF-8"), "lossy decoding must warn: {}", message("latin1.txt"));
     assert_eq!(outcome("huge.txt")["status"], "failed");
@@ -118,4 +121,61 @@ fn regression_heading_bomb_keeps_max_sections_and_every_word() {
     let hits = json(&index, &["search", "zanzibar2999", "--mode", "keyword"]);
     let text = hits["hits"][0]["text"].as_str().unwrap_or_default();
     assert!(text.contains("zanzibar2999") && text.contains("Heading 2999"), "{hits}");
+}
+
+/// A PDF of six pages holding only a running header and a page number.
+fn furniture_only_pdf() -> Vec<u8> {
+    let pages = 6;
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
+    let mut objects = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        format!("<< /Type /Pages /Kids [{}] /Count {pages} >>", kids.join(" ")),
+    ];
+    for i in 0..pages {
+        let content = format!(
+            "BT /F1 10 Tf 72 760 Td (ACME CORPORATION ANNUAL REPORT) Tj ET BT /F1 10 Tf 300 40 Td ({}) Tj ET",
+            i + 1
+        );
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R /Resources << /Font << /F1 {} 0 R >> >> >>",
+            4 + 2 * i,
+            3 + 2 * pages
+        ));
+        objects.push(format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()));
+    }
+    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string());
+    let mut out = String::from("%PDF-1.4\n");
+    let mut offsets = Vec::new();
+    for (n, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.push_str(&format!("{} 0 obj\n{o}\nendobj\n", n + 1));
+    }
+    let xref = out.len();
+    out.push_str(&format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1));
+    for o in offsets {
+        out.push_str(&format!("{o:010} 00000 n \n"));
+    }
+    out.push_str(&format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    ));
+    out.into_bytes()
+}
+
+/// Issue 23: such a PDF was "ingested" with 0 chunks and no word of warning, and then found
+/// by nothing. It is a per-file error saying why, and the other file still ingests.
+#[test]
+fn regression_pdf_of_only_page_furniture_fails_with_a_reason_not_zero_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("furniture.pdf"), furniture_only_pdf()).unwrap();
+    fs::write(dir.path().join("good.md"), "# Good\n\nSome text.\n").unwrap();
+    let index = dir.path().join("index");
+    let out = strata(&index, &["--json", "ingest", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcomes = summary["outcomes"].as_array().unwrap();
+    let pdf = outcomes.iter().find(|o| o["path"].as_str().unwrap().ends_with("furniture.pdf")).unwrap();
+    assert_eq!(pdf["status"], "failed", "{summary:#}");
+    assert!(pdf["messages"][0].as_str().unwrap().contains("page furniture"), "{pdf}");
+    assert_eq!(summary["ingested"], 1, "{summary:#}");
 }

@@ -9,7 +9,8 @@
 //! ends.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, TryLockError};
+use std::time::{Duration, Instant};
 
 use strata_core::{Config, DocId, Result, ResultExt};
 use strata_embed::rerank::Reranker;
@@ -241,6 +242,28 @@ impl Engine {
     /// Removes a document (id or part of its path) and everything derived from it.
     pub fn remove(&self, doc: &str) -> Result<DocId> {
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        self.remove_holding_writer(doc)
+    }
+
+    /// [`Engine::remove`], waiting at most `wait` for the writer, which an ingest may hold
+    /// for minutes: `Ok(None)` when it stayed busy, and then nothing was removed (a server
+    /// answers at once instead of timing out while the removal goes on behind the answer).
+    pub fn try_remove(&self, doc: &str, wait: Duration) -> Result<Option<DocId>> {
+        let deadline = Instant::now() + wait;
+        let _writer = loop {
+            match self.writer.try_lock() {
+                Ok(held) => break held,
+                Err(TryLockError::Poisoned(p)) => break p.into_inner(),
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Err(TryLockError::WouldBlock) => return Ok(None),
+            }
+        };
+        self.remove_holding_writer(doc).map(Some)
+    }
+
+    fn remove_holding_writer(&self, doc: &str) -> Result<DocId> {
         let removed = remove(&self.location, doc);
         if removed.is_ok() {
             self.reload()?;

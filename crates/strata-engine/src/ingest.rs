@@ -151,10 +151,12 @@ pub fn collect(inputs: &[String]) -> (Vec<PathBuf>, Vec<FileOutcome>) {
     (files, problems)
 }
 
-/// An input that named no file; its message names the input, as a file's read error names
-/// the file.
+/// A failed input; its message names the input once (a read error names its file already).
 fn failed(path: &str, msg: String) -> FileOutcome {
-    let message = format!("{path}: {msg}");
+    let message = match msg.strip_prefix(path).is_some_and(|rest| rest.starts_with(": ")) {
+        true => msg,
+        false => format!("{path}: {msg}"),
+    };
     FileOutcome { path: path.to_string(), status: "failed", doc_id: None, chunks: 0, messages: vec![message] }
 }
 

@@ -196,9 +196,18 @@ impl Pipeline {
     /// the end of the whole ingest.
     pub fn try_process(&self, document: Document) -> Result<Ingested> {
         let path = document.source.path.clone();
-        catch_unwind(AssertUnwindSafe(|| self.process(document))).map_err(|_| {
-            Error::read(path, "chunking or enrichment crashed on this file (a strata bug; please report it)")
-        })
+        let ingested = catch_unwind(AssertUnwindSafe(|| self.process(document))).map_err(|_| {
+            Error::read(&path, "chunking or enrichment crashed on this file (a strata bug; please report it)")
+        })?;
+        // A PDF whose every line is a running header, footer or page number reads as text
+        // that no chunk holds: listed with 0 chunks, it would be found by nothing.
+        if ingested.chunks.is_empty() {
+            return Err(Error::read(
+                &path,
+                "no text to index: every line read is page furniture (running headers, footers, page numbers) or blank",
+            ));
+        }
+        Ok(ingested)
     }
 
     /// Reads and processes one file. Any failure, a panic included, is a per-file error.

@@ -17,7 +17,8 @@ pub struct ErrorBody {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
     /// A stable code: `bad_request`, `unauthorized`, `not_found`, `forbidden`,
-    /// `too_many_jobs`, `payload_too_large`, `unsupported_media_type`, `unreadable`,
+    /// `too_many_jobs`, `busy`, `payload_too_large`, `unsupported_media_type`,
+    /// `unprocessable_entity`, `unreadable`,
     /// `upstream`, `internal`.
     pub code: &'static str,
     /// What was wrong and how to fix it.

@@ -321,6 +321,7 @@ async fn limits_on_query_k_body_and_jobs_are_enforced_with_clear_errors() {
 
     let (status, body) = server.search(json!({ "query": "confidential", "top_k": 3 })).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["error"]["code"], "unprocessable_entity", "the code matches the status: {body}");
     assert!(body["error"]["message"].as_str().unwrap().contains("top_k"), "{body}");
     let (status, body) = server.search(json!({ "query": "confidential", "mode": "fuzzy" })).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -800,4 +801,42 @@ fn a_public_address_needs_keys_or_an_explicit_opt_out() {
     assert!(open.check(1).is_ok());
     assert!(Listen { public: true, ..open.clone() }.check(0).is_ok());
     assert!(Listen { addr: "127.0.0.1:7700".parse().unwrap(), ..open }.check(0).is_ok());
+}
+
+/// Issue 23: a DELETE behind a long ingest answered 408 after the request timeout, and the
+/// removal still happened once the ingest let go of the writer. Now it is refused at once
+/// with 409 `busy`, and nothing is removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regression_delete_behind_a_long_ingest_is_refused_as_busy_not_timed_out_and_done_later() {
+    let server = Server::start(|c| c.serve.request_timeout_secs = 2).await;
+    server.write("contract.md", CONTRACT);
+    server.ingest(&["contract.md"]).await;
+    let names: Vec<String> = (0..48).map(|i| format!("manual{i}.md")).collect();
+    for name in &names {
+        server.write(name, &manual(1500).replace("Operator Manual", name));
+    }
+    let r = server.post("/v1/documents").json(&json!({ "paths": names })).send().await.unwrap();
+    let location = r.headers()["location"].to_str().unwrap().to_string();
+    loop {
+        let job: Value = server.get(&location).send().await.unwrap().json().await.unwrap();
+        match job["state"].as_str().unwrap() {
+            "running" => break,
+            "queued" => tokio::time::sleep(Duration::from_millis(10)).await,
+            _ => panic!("the ingest ended before the DELETE could be tried; make it longer: {job}"),
+        }
+    }
+    let started = Instant::now();
+    let r = server.client.delete(server.url("/v1/documents/contract")).bearer_auth(KEY).send().await.unwrap();
+    let (status, body): (StatusCode, Value) = (r.status(), r.json().await.unwrap());
+    let job: Value = server.get(&location).send().await.unwrap().json().await.unwrap();
+    assert_eq!(job["state"], "running", "the ingest must still hold the writer for this test: {job}");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(error_code(&body), "busy", "{body}");
+    assert!(started.elapsed() < Duration::from_secs(2), "answered within the request timeout");
+    assert_eq!(server.wait(&location).await["state"], "done");
+    let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+    assert!(docs.to_string().contains("contract.md"), "nothing was removed behind the answer: {docs}");
+    let r = server.client.delete(server.url("/v1/documents/contract")).bearer_auth(KEY).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "once the writer is free the removal goes through");
+    server.stop().await;
 }

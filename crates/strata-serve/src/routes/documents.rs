@@ -2,6 +2,7 @@
 //! remove, and the status of ingest jobs.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
@@ -217,7 +218,7 @@ fn upload_name(name: &str) -> Result<String, ApiError> {
     path = "/v1/documents/{id}",
     tag = "documents",
     params(("id" = String, Path, description = "Document id or part of its path")),
-    responses((status = 200, description = "Removed", body = Removed), (status = 401, description = "No valid API key", body = ErrorBody), (status = 403, description = "A read-only API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody)),
+    responses((status = 200, description = "Removed", body = Removed), (status = 401, description = "No valid API key", body = ErrorBody), (status = 403, description = "A read-only API key", body = ErrorBody), (status = 404, description = "No such document, section or job", body = ErrorBody), (status = 409, description = "An ingest job holds the index writer; nothing was removed", body = ErrorBody)),
     security(("bearer" = []))
 )]
 pub async fn remove(
@@ -225,8 +226,17 @@ pub async fn remove(
     UrlPath(id): UrlPath<String>,
 ) -> Result<Json<Removed>, ApiError> {
     let engine = state.engine.clone();
-    let removed = blocking(move || Ok(engine.remove(&id)?)).await?;
-    Ok(Json(Removed { removed: removed.to_string() }))
+    // Half the request timeout for the writer, so that a busy writer is an answer of its
+    // own rather than a 408 while the removal still goes on.
+    let wait = Duration::from_secs(engine.config().serve.request_timeout_secs) / 2;
+    match blocking(move || Ok(engine.try_remove(&id, wait)?)).await? {
+        Some(removed) => Ok(Json(Removed { removed: removed.to_string() })),
+        None => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "busy",
+            "an ingest job holds the index writer (GET /v1/jobs lists it); nothing was removed: send the DELETE again when the job is done",
+        )),
+    }
 }
 
 /// Ingest jobs kept, newest first.

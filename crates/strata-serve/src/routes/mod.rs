@@ -24,11 +24,13 @@ impl From<QueryRejection> for ApiError {
 }
 
 /// The code of an extractor's rejection: its own for a status that has one (a body that is
-/// not sent as JSON is 415 `unsupported_media_type`), else `bad_request`.
+/// not sent as JSON is 415 `unsupported_media_type`; a JSON body with an unknown or
+/// mistyped field is 422 `unprocessable_entity`), else `bad_request`.
 pub(crate) fn rejection_code(status: StatusCode) -> &'static str {
     match status {
         StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
         StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNPROCESSABLE_ENTITY => "unprocessable_entity",
         _ => "bad_request",
     }
 }
