@@ -188,3 +188,157 @@ fn corrupted_term_dictionary_is_named_by_check_and_never_panics_a_search() {
         assert!(out.status.success() || stderr.contains("strata check"), "{stderr}");
     }
 }
+
+/// Issue 23, finding 6: an ingest that filled the disk failed with a clear error and kept the
+/// last commit readable, but the segment files of its failed commit (5.1 MB on a 6 MB volume)
+/// stayed behind, so every later ingest or removal failed with ENOSPC until the disk grew. A
+/// failed commit now rolls back and removes them: the free space comes back, and the next
+/// ingest and removal on the same volume succeed.
+#[test]
+fn regression_disk_full_ingest_leaves_no_orphaned_segments_and_the_next_ingest_succeeds() {
+    let Some(corpus) = corpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let Some(volume) = Tmpfs::mount(&dir.path().join("volume"), "6m") else { return };
+    let index = volume.path.join("index");
+    let file = |p: &str| corpus.join(p).to_str().unwrap().to_string();
+    let small =
+        [file("markdown/rust-book-ch19-03-pattern-syntax.md"), file("markdown/uslm-2.0-review-guide.md")];
+    let summary = json(&index, &["ingest", &small[0], &small[1]]);
+    assert_eq!(summary["ingested"], 2, "{summary:#}");
+    let before = free_bytes(&volume.path);
+
+    // 4 MB of sources, whose records need about 7 MB, in one commit.
+    let large = [
+        "html/usc-title35-patents.htm",
+        "txt/rfc3261-sip.txt",
+        "html/bash-reference-manual.html",
+        "html/rfc9110-http-semantics.html",
+    ];
+    let mut args = vec!["ingest".to_string()];
+    args.extend(large.iter().map(|p| file(p)));
+    let out = strata(&index, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the ingest fit on the volume: {stderr}");
+    assert!(stderr.contains(index.to_str().unwrap()), "the error names the index: {stderr}");
+    assert!(
+        stderr.to_lowercase().contains("no space left on device"),
+        "the error says the disk is full: {stderr}"
+    );
+    assert!(stderr.contains("free space"), "the error names the fix: {stderr}");
+
+    // The last commit is intact, and the failed one left no files behind.
+    let ids = |index: &std::path::Path| -> Vec<String> {
+        let docs = json(index, &["docs"]);
+        docs.as_array().unwrap().iter().map(|d| d["id"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(ids(&index).len(), 2, "{:?}", ids(&index));
+    assert!(hits(&index, "pattern") > 0);
+    let after = free_bytes(&volume.path);
+    assert!(
+        after + 64 * 1024 >= before,
+        "the failed ingest left {} KiB behind ({} KiB free before it, {} KiB after)",
+        (before - after) / 1024,
+        before / 1024,
+        after / 1024
+    );
+
+    // Later writes on the same volume succeed.
+    let summary = json(&index, &["ingest", &file("markdown/uslm-user-guide.md")]);
+    assert_eq!(summary["ingested"], 1, "{summary:#}");
+    let first = ids(&index).into_iter().find(|id| id.starts_with("rust-book")).unwrap();
+    let out = strata(&index, &["remove", &first]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(ids(&index).len(), 2);
+}
+
+/// A disk that something else filled fails an ingest at its first document (tantivy reports
+/// only that its indexing thread stopped), with the same error that names the full disk and
+/// the fix; once space is freed, the same ingest succeeds.
+#[test]
+fn an_ingest_on_a_disk_filled_by_another_file_names_the_full_disk_and_recovers_once_freed() {
+    let Some(corpus) = corpus() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let Some(volume) = Tmpfs::mount(&dir.path().join("volume"), "6m") else { return };
+    let index = volume.path.join("index");
+    let first = corpus.join("markdown/rust-book-ch19-03-pattern-syntax.md");
+    assert_eq!(json(&index, &["ingest", first.to_str().unwrap()])["ingested"], 1);
+    let filler = volume.path.join("filler");
+    let zeros = vec![0u8; 64 * 1024];
+    let mut f = fs::File::create(&filler).unwrap();
+    while std::io::Write::write_all(&mut f, &zeros).is_ok() {}
+    drop(f);
+
+    let second = corpus.join("markdown/uslm-2.0-review-guide.md");
+    let out = strata(&index, &["ingest", second.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("no space left on device") && stderr.contains("free space"), "{stderr}");
+    assert_eq!(json(&index, &["docs"]).as_array().unwrap().len(), 1);
+
+    fs::remove_file(&filler).unwrap();
+    assert_eq!(json(&index, &["ingest", second.to_str().unwrap()])["ingested"], 1);
+    assert_eq!(json(&index, &["docs"]).as_array().unwrap().len(), 2);
+}
+
+/// A tmpfs mounted for one test and unmounted when dropped, also when the test fails.
+struct Tmpfs {
+    path: std::path::PathBuf,
+}
+
+impl Tmpfs {
+    /// Mounts a tmpfs of `size` (`mount`'s syntax, e.g. `6m`) at `path`; `None`, with the
+    /// reason printed, where this is not possible (not Linux, not root).
+    fn mount(path: &std::path::Path, size: &str) -> Option<Tmpfs> {
+        if !cfg!(target_os = "linux") {
+            eprintln!("skipping: mounting a small tmpfs needs Linux");
+            return None;
+        }
+        fs::create_dir_all(path).unwrap();
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(path)
+            .output();
+        match out {
+            Ok(out) if out.status.success() => Some(Tmpfs { path: path.to_path_buf() }),
+            Ok(out) => {
+                let why = String::from_utf8_lossy(&out.stderr);
+                eprintln!(
+                    "skipping: cannot mount a tmpfs at {} (run as root): {}",
+                    path.display(),
+                    why.trim()
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("skipping: cannot run mount ({e}); the test needs root on Linux");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let unmounted = std::process::Command::new("umount").arg(&self.path).status();
+        if !unmounted.is_ok_and(|s| s.success()) {
+            // Something still holds a file there: detach it now, free it when released.
+            let _ = std::process::Command::new("umount").arg("-l").arg(&self.path).status();
+        }
+    }
+}
+
+/// Bytes an unprivileged user may still write on the volume that holds `path`.
+#[cfg(unix)]
+fn free_bytes(path: &std::path::Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path and `stat` a writable statvfs that outlives the call.
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut stat) }, 0, "statvfs {}", path.display());
+    stat.f_bavail as u64 * stat.f_frsize as u64
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_: &std::path::Path) -> u64 {
+    unreachable!("Tmpfs::mount skips the test off Linux")
+}

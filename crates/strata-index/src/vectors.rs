@@ -299,16 +299,33 @@ impl Vectors {
         self.reload(state)?;
         self.staged.clear();
         self.touched.clear();
-        let keep: HashSet<String> = self.state.segments.iter().map(|s| s.name.clone()).collect();
+        self.remove_unpublished(&VectorState::default());
+        Ok(())
+    }
+
+    /// Forgets what was staged since the last commit. The files [`Vectors::prepare`] wrote
+    /// for a commit that failed stay until [`Vectors::remove_unpublished`].
+    pub fn discard(&mut self) {
+        self.staged.clear();
+        self.touched.clear();
+    }
+
+    /// Deletes the segment files that neither the current state nor `also` names: those of
+    /// a commit that failed or never happened, and the temporary files of one cut short while
+    /// writing (`.seg-NNNNNN.vec.tmp-PID`). Only a writer may call it.
+    pub fn remove_unpublished(&self, also: &VectorState) {
+        let keep: HashSet<&str> =
+            self.state.segments.iter().chain(&also.segments).map(|s| s.name.as_str()).collect();
         for entry in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
             let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
             let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-            if stem.starts_with("seg-") && !keep.contains(stem) {
+            let temporary = name.starts_with(".seg-") && name.contains(".tmp-");
+            if temporary || (stem.starts_with("seg-") && !keep.contains(stem)) {
                 // A reader that still maps the file keeps its pages; only the name goes.
                 let _ = std::fs::remove_file(&path);
             }
         }
-        Ok(())
     }
 
     /// Switches to `state`, reusing segments that are already loaded.

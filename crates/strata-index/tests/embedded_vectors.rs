@@ -28,6 +28,16 @@ fn segment_files(dir: &std::path::Path) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
+/// tantivy's files, locks and its own bookkeeping (`.managed.json`) left out.
+fn tantivy_files(dir: &std::path::Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir.join("tantivy"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.starts_with('.'))
+        .collect()
+}
+
 fn brute(records: &[DocumentRecord], q: &[f32], k: usize) -> Vec<ChunkId> {
     let mut all: Vec<(f32, ChunkId)> = records
         .iter()
@@ -210,4 +220,163 @@ fn uncommitted_vector_files_are_invisible_and_collected() {
     let files = segment_files(dir.path());
     assert!(!files.iter().any(|f| f.contains("seg-000099")), "orphans collected: {files:?}");
     assert_eq!(store.vector_count(), records[0].chunks.len() + records[1].chunks.len());
+}
+
+/// Issue 23, finding 6: a writer that died before its commit point (killed, or on a full
+/// disk) left tantivy segment files and vector segments that no commit references, holding
+/// their space until some later commit succeeded. Opening for writing removes them, and the
+/// last commit stays whole.
+#[test]
+fn opening_for_writing_removes_the_files_of_a_commit_that_never_happened() {
+    let dir = TempDir::new().unwrap();
+    let records = docs(3);
+    {
+        let mut store = create(dir.path());
+        store.put(&records[0]).unwrap();
+        store.commit().unwrap();
+    }
+    let committed = (tantivy_files(dir.path()), segment_files(dir.path()));
+    {
+        // Puts that never commit, as a process killed before its commit leaves them.
+        let mut store = create(dir.path());
+        for r in &records[1..] {
+            store.put(r).unwrap();
+        }
+    }
+    for f in &committed.1 {
+        let vectors = dir.path().join("vectors");
+        std::fs::copy(vectors.join(f), vectors.join(f.replace("seg-000000", "seg-000099"))).unwrap();
+    }
+    let left = (tantivy_files(dir.path()), segment_files(dir.path()));
+    assert!(left.0.len() > committed.0.len(), "the puts wrote no segment files: {left:?}");
+    assert!(left.1.len() > committed.1.len());
+
+    let store = create(dir.path());
+    assert_eq!((tantivy_files(dir.path()), segment_files(dir.path())), committed);
+    assert_eq!(store.documents().unwrap().len(), 1);
+    assert_eq!(store.vector_count(), records[0].chunks.len());
+}
+
+/// A commit on a disk too full for it fails with an error that names the full disk and the
+/// fix, and leaves only the last commit's files: the vector segment it wrote first and the
+/// tantivy segments it was flushing are removed at once, and once space is freed the next
+/// commit on the same volume succeeds.
+#[test]
+fn a_commit_that_fills_the_disk_removes_its_segment_and_vector_files() {
+    let dir = TempDir::new().unwrap();
+    let Some(volume) = Tmpfs::mount(&dir.path().join("volume"), "2m") else { return };
+    let index = volume.path.join("index");
+    let records = docs(202);
+    let mut store = create(&index);
+    store.put(&records[0]).unwrap();
+    store.commit().unwrap();
+    let committed = (tantivy_files(&index), segment_files(&index));
+
+    for r in &records[1..201] {
+        store.put(r).unwrap();
+    }
+    // Room for the commit's vector segments (430 KB), not for its tantivy segments (370 KB more).
+    let filler = fill_but(&volume.path, 512 * 1024);
+    let e = store.commit().expect_err("the commit fit in 512 KiB").to_string();
+    assert!(e.contains(index.to_str().unwrap()) && e.contains("no space left on device"), "{e}");
+    assert!(e.contains("the last commit is intact") && e.contains("free space"), "{e}");
+    assert_eq!((tantivy_files(&index), segment_files(&index)), committed);
+    assert_eq!(store.documents().unwrap().len(), 1);
+
+    std::fs::remove_file(filler).unwrap();
+    store.put(&records[201]).unwrap();
+    store.commit().unwrap();
+    drop(store);
+    let store = EmbeddedStore::open(&index).unwrap();
+    assert_eq!(store.documents().unwrap().len(), 2);
+    assert_eq!(store.vector_count(), records[0].chunks.len() + records[201].chunks.len());
+}
+
+/// A put that runs out of disk space (tantivy writes stored fields as documents arrive)
+/// undoes every put since the last commit; the store then refuses writes, and its next
+/// commit reports the same error rather than publishing a part of what was put. After that
+/// report, writes succeed again.
+#[test]
+fn a_put_that_fills_the_disk_undoes_the_staged_puts_and_the_commit_reports_it() {
+    let dir = TempDir::new().unwrap();
+    let Some(volume) = Tmpfs::mount(&dir.path().join("volume"), "1m") else { return };
+    let index = volume.path.join("index");
+    let records = docs(3001);
+    let mut store = create(&index);
+    store.put(&records[0]).unwrap();
+    store.commit().unwrap();
+    let committed = (tantivy_files(&index), segment_files(&index));
+
+    let failed = records[1..3000].iter().position(|r| store.put(r).is_err());
+    let failed = failed.expect("3,000 documents fit in 1 MB");
+    assert!(failed > 0, "the first put failed: nothing staged was undone");
+    let put = store.put(&records[3000]).unwrap_err().to_string();
+    let commit = store.commit().unwrap_err().to_string();
+    assert!(commit.contains("no space left on device") && commit.contains("free space"), "{commit}");
+    assert_eq!(put, commit);
+    assert_eq!((tantivy_files(&index), segment_files(&index)), committed);
+    assert_eq!(store.documents().unwrap().len(), 1);
+
+    store.put(&records[3000]).unwrap();
+    store.commit().unwrap();
+    assert_eq!(store.documents().unwrap().len(), 2);
+}
+
+/// Fills the volume of `dir` with one file until `room` bytes are left, and returns it.
+fn fill_but(dir: &std::path::Path, room: u64) -> std::path::PathBuf {
+    use std::io::Write;
+    let path = dir.join("filler");
+    let mut file = std::fs::File::create(&path).unwrap();
+    let block = vec![0u8; 64 * 1024];
+    while file.write_all(&block).is_ok() {}
+    let len = file.metadata().unwrap().len();
+    file.set_len(len.saturating_sub(room)).unwrap();
+    path
+}
+
+/// A tmpfs mounted for one test and unmounted when dropped, also when the test fails.
+struct Tmpfs {
+    path: std::path::PathBuf,
+}
+
+impl Tmpfs {
+    /// Mounts a tmpfs of `size` (`mount`'s syntax) at `path`; `None`, with the reason
+    /// printed, where this is not possible (not Linux, not root).
+    fn mount(path: &std::path::Path, size: &str) -> Option<Tmpfs> {
+        if !cfg!(target_os = "linux") {
+            eprintln!("skipping: mounting a small tmpfs needs Linux");
+            return None;
+        }
+        std::fs::create_dir_all(path).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(path)
+            .output();
+        match mounted {
+            Ok(out) if out.status.success() => Some(Tmpfs { path: path.to_path_buf() }),
+            Ok(out) => {
+                let why = String::from_utf8_lossy(&out.stderr);
+                eprintln!(
+                    "skipping: cannot mount a tmpfs at {} (run as root): {}",
+                    path.display(),
+                    why.trim()
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("skipping: cannot run mount ({e}); the test needs root on Linux");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let unmounted = std::process::Command::new("umount").arg(&self.path).status();
+        if !unmounted.is_ok_and(|s| s.success()) {
+            // Something still holds a file there: detach it now, free it when released.
+            let _ = std::process::Command::new("umount").arg("-l").arg(&self.path).status();
+        }
+    }
 }

@@ -11,13 +11,16 @@
 //!
 //! All records of a document are written between two commits, and tantivy publishes a commit
 //! by atomically replacing its `meta.json`; a crash (even `kill -9`) mid-ingest therefore
-//! leaves the last committed state readable, and re-running ingest completes the job. Readers
-//! take no lock, so many processes can search one folder while one writes.
+//! leaves the last committed state readable, and re-running ingest completes the job. A commit
+//! that fails (a full disk) is rolled back and its files removed, and opening for writing
+//! removes those of a process that died, so neither keeps the space a later write needs.
+//! Readers take no lock, so many processes can search one folder while one writes.
 //!
 //! The code is split by job: this file opens the folder and holds the store and its commit
 //! payload; `query.rs` builds and runs tantivy queries; `read.rs` answers [`StoreRead`];
-//! `write.rs` stages and commits for [`StoreWrite`]; `check.rs` verifies checksums and
-//! vectors (`strata check`).
+//! `write.rs` stages and commits for [`StoreWrite`]; `recover.rs` undoes a failed write and
+//! removes the files no commit references; `check.rs` verifies checksums and vectors
+//! (`strata check`).
 //!
 //! [`StoreRead`]: crate::StoreRead
 //! [`StoreWrite`]: crate::StoreWrite
@@ -25,6 +28,7 @@
 mod check;
 mod query;
 mod read;
+mod recover;
 mod write;
 
 pub use check::Check;
@@ -85,13 +89,22 @@ pub struct EmbeddedStore {
     manifest_dirty: bool,
     /// [`CommitPayload::external`] of the last commit.
     external: Option<String>,
+    /// Something was staged since the last commit.
+    pending: bool,
+    /// Why writes staged since the last commit were undone, reported by every write until
+    /// the next commit (`recover.rs`).
+    failed: Option<String>,
 }
 
-/// A tantivy error as an index error; a damaged or unreadable file also names the repair.
+/// A tantivy error as an index error; a full disk names the fix, and a damaged or unreadable
+/// file the repair.
 fn tv(dir: &Path) -> impl Fn(tantivy::TantivyError) -> Error + '_ {
     use tantivy::TantivyError::{DataCorruption, IoError};
     move |e| {
         let reason = match e {
+            e if recover::out_of_space(&format!("{e:?}")) => {
+                format!("no space left on device ({e}); {}", recover::NO_SPACE_FIX)
+            }
             DataCorruption(_) | IoError(_) => {
                 format!("{e}; the index may be damaged: run `strata check` on it, and if it names damaged files, ingest the same documents into a new index")
             }
@@ -152,6 +165,8 @@ impl EmbeddedStore {
             e => tv(dir)(e),
         })?;
         store.writer = Some(writer);
+        // A process that died mid-commit, or a commit that failed, may have left files.
+        let _ = store.collect_orphans();
         Ok(store)
     }
 
@@ -183,6 +198,8 @@ impl EmbeddedStore {
             section_vectors,
             manifest_dirty: false,
             external: committed.external,
+            pending: false,
+            failed: None,
         })
     }
 

@@ -8,30 +8,44 @@ use tantivy::{IndexWriter, TantivyDocument, Term};
 use super::{tv, CommitPayload, DocMeta, EmbeddedStore};
 use crate::schema::{KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_SUMMARY, KIND_TEXT};
 use crate::store::{check_vectors, DocSummary, StoreRead, StoreWrite, StoredChunk};
+use crate::vectors::VectorState;
 use crate::DenseManifest;
 
 impl StoreWrite for EmbeddedStore {
     fn put(&mut self, record: &DocumentRecord) -> Result<()> {
+        self.refuse_after_failure()?;
         self.check_record(record)?;
-        let (f, dir) = (self.f, self.dir.clone());
+        let f = self.f;
         let id = record.document.id.as_str();
         let head = self.head_records(record)?;
         let writer = self.writer.as_ref().ok_or_else(|| self.read_only())?;
         writer.delete_term(Term::from_field_text(f.doc_id, id));
         // Chunk and section records go to the writer as they are made: a document of a
         // quarter of a million sections held them all at once, a gigabyte for 13 MB of
-        // text. A record that cannot be made (never seen: serializing plain data) deletes
-        // what was added, so that no commit publishes half a document.
-        let added = head
-            .into_iter()
-            .map(Ok)
-            .chain(self.body_records(record))
-            .try_for_each(|d| writer.add_document(d?).map(drop).map_err(tv(&dir)));
-        if let Err(e) = added {
-            writer.delete_term(Term::from_field_text(f.doc_id, id));
-            self.vectors.remove(&record.document.id);
-            self.section_vectors.remove(&record.document.id);
-            return Err(e);
+        // text. A failed writer rolls back every staged write (`recover.rs`); a record that
+        // cannot be made (never seen: serializing plain data) deletes what was added, so
+        // that no commit publishes half a document.
+        let mut failure = None;
+        for d in head.into_iter().map(Ok).chain(self.body_records(record)) {
+            match d.map(|d| writer.add_document(d)) {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => failure = Some(Ok(e)),
+                Err(e) => failure = Some(Err(e)),
+            }
+            if failure.is_some() {
+                break;
+            }
+        }
+        match failure {
+            Some(Ok(writer_failed)) => return Err(self.staging_failed(writer_failed)),
+            Some(Err(unmade)) => {
+                writer.delete_term(Term::from_field_text(f.doc_id, id));
+                self.vectors.remove(&record.document.id);
+                self.section_vectors.remove(&record.document.id);
+                self.pending = true;
+                return Err(unmade);
+            }
+            None => self.pending = true,
         }
         let doc = &record.document;
         let id = id.to_string();
@@ -57,27 +71,34 @@ impl StoreWrite for EmbeddedStore {
     }
 
     fn remove(&mut self, id: &DocId) -> Result<bool> {
+        self.refuse_after_failure()?;
         if !self.staged.remove(id) && self.content_hash(id)?.is_none() {
             return Ok(false);
         }
         let f = self.f;
         self.writer()?.delete_term(Term::from_field_text(f.doc_id, id.as_str()));
+        self.pending = true;
         self.vectors.remove(id);
         self.section_vectors.remove(id);
         Ok(true)
     }
 
     fn cache_contexts(&mut self, entries: &[(String, String)]) -> Result<()> {
-        let (f, dir) = (self.f, self.dir.clone());
+        self.refuse_after_failure()?;
+        let f = self.f;
         let writer = self.writer()?;
-        for (key, context) in entries {
+        let added = entries.iter().try_for_each(|(key, context)| {
             writer.delete_term(Term::from_field_text(f.chunk_id, key));
             let mut d = TantivyDocument::default();
             d.add_text(f.kind, KIND_CONTEXT);
             d.add_text(f.chunk_id, key);
             d.add_bytes(f.payload, context.as_bytes());
-            writer.add_document(d).map_err(tv(&dir))?;
+            writer.add_document(d).map(drop)
+        });
+        if let Err(e) = added {
+            return Err(self.staging_failed(e));
         }
+        self.pending |= !entries.is_empty();
         Ok(())
     }
 
@@ -87,7 +108,30 @@ impl StoreWrite for EmbeddedStore {
 }
 
 impl EmbeddedStore {
+    /// Commits what was staged and publishes `external` with it. A commit that fails before
+    /// its commit point is rolled back and the files it wrote are removed (`recover.rs`).
     pub(super) fn commit_payload(&mut self, external: Option<String>) -> Result<()> {
+        if let Some(reason) = self.failed.take() {
+            return Err(Error::Index { path: self.dir.clone(), reason });
+        }
+        self.writer()?; // a read-only store writes nothing, not even vector files
+        let dir = self.dir.clone();
+        let (state, sections) = match self.write_commit(&external) {
+            Ok(written) => written,
+            Err(e) => return Err(self.roll_back(e)),
+        };
+        self.pending = false;
+        self.staged.clear();
+        self.reader.reload().map_err(tv(&dir))?;
+        self.vectors.published(state)?;
+        self.section_vectors.published(sections)?;
+        self.external = external;
+        Ok(())
+    }
+
+    /// Writes the vector files, the manifest and the tantivy commit whose `meta.json` is the
+    /// commit point; returns the vector states it published.
+    fn write_commit(&mut self, external: &Option<String>) -> Result<(VectorState, VectorState)> {
         let dir = self.dir.clone();
         let (model, dim) = self.manifest.dense.as_ref().map(|d| (d.model.clone(), d.dim)).unwrap_or_default();
         // Vector files first; the tantivy commit below publishes them with the records.
@@ -106,12 +150,16 @@ impl EmbeddedStore {
         let mut prepared = self.writer()?.prepare_commit().map_err(tv(&dir))?;
         prepared.set_payload(&payload);
         prepared.commit().map_err(tv(&dir))?;
-        self.staged.clear();
-        self.reader.reload().map_err(tv(&dir))?;
-        self.vectors.published(state)?;
-        self.section_vectors.published(sections)?;
-        self.external = external;
-        Ok(())
+        Ok((state, sections))
+    }
+
+    /// Refuses a write while writes staged since the last commit were undone and not yet
+    /// reported by a commit.
+    fn refuse_after_failure(&self) -> Result<()> {
+        match &self.failed {
+            Some(reason) => Err(Error::Index { path: self.dir.clone(), reason: reason.clone() }),
+            None => Ok(()),
+        }
     }
 
     /// Refuses a record whose vectors do not fit it or this index, before anything of it
