@@ -41,16 +41,21 @@ fn run(config: &Path, index: &Path, args: &[&str]) -> (Value, String) {
     (serde_json::from_str(&stdout).expect("JSON output"), stderr)
 }
 
-/// An Anthropic answer whose context names the chunk's section by a word only it has.
+/// An Anthropic answer whose context names the chunk's section by a word only it has, or,
+/// asked for the document's summary, one that names its maker by a word only it has.
 fn anthropic(seen: &support::Seen) -> Reply {
     let chunk = seen.chunk().unwrap_or_default();
     let tag = if chunk.contains("shed") { "zanzibar warehouse" } else { "ordinary paragraph" };
+    let text = match seen.prompt().contains("summary of the whole document") {
+        true => "The device policy of the Quillfeather Gizmo Works, 2024.".to_string(),
+        false => format!("This chunk is about the {tag} rules."),
+    };
     Reply::Json(
         200,
         vec![],
         json!({
             "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
-            "content": [{"type": "text", "text": format!("This chunk is about the {tag} rules.")}],
+            "content": [{"type": "text", "text": text}],
             "usage": {"input_tokens": 40, "output_tokens": 9, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 120}
         }),
     )
@@ -76,7 +81,9 @@ fn contexts_are_estimated_written_cached_and_indexed() {
     let (estimate, _) = run(&config, &index, &["ingest", "--dry-run", f]);
     let chunks = estimate["chunks"].as_u64().unwrap();
     assert!(chunks >= 3, "{estimate:#}");
-    assert_eq!(estimate["usage"]["calls"], chunks, "{estimate:#}");
+    // One call per chunk, and one for the document's summary.
+    let calls = chunks + 1;
+    assert_eq!(estimate["usage"]["calls"], calls, "{estimate:#}");
     assert_eq!(estimate["cached"], 0);
     assert!(estimate["cost_usd"].as_f64().unwrap() > 0.0, "claude-haiku-4-5 has a known price");
     assert_eq!(server.count(), 0, "a dry run calls nothing");
@@ -85,9 +92,13 @@ fn contexts_are_estimated_written_cached_and_indexed() {
     let (summary, _) = run(&config, &index, &["ingest", f]);
     assert_eq!(summary["context"], "anthropic:claude-haiku-4-5@1");
     assert_eq!(summary["contexts"]["written"], chunks, "{summary:#}");
-    assert_eq!(summary["contexts"]["usage"]["calls"], chunks);
-    assert_eq!(summary["contexts"]["usage"]["cache_read"], 120 * chunks);
-    assert_eq!(server.count() as u64, chunks);
+    assert_eq!(summary["contexts"]["usage"]["calls"], calls);
+    assert_eq!(summary["contexts"]["usage"]["cache_read"], 120 * calls);
+    assert_eq!(server.count() as u64, calls);
+    // The summary is part of the document's profile, which the document leg ranks.
+    let (docs, _) = run(&config, &index, &["docs"]);
+    let lead = docs[0]["profile"]["lead"].as_str().unwrap_or_default();
+    assert!(lead.contains("Quillfeather Gizmo Works"), "{docs:#}");
     assert!(server.seen().iter().all(|s| s.header("x-api-key") == Some(KEY)));
 
     let (found, _) = run(&config, &index, &["search", "zanzibar", "--mode", "keyword"]);
@@ -102,7 +113,9 @@ fn contexts_are_estimated_written_cached_and_indexed() {
     assert_eq!(again["contexts"]["usage"]["calls"], 0);
     let (estimate, _) = run(&config, &index, &["ingest", "--dry-run", f]);
     assert_eq!((estimate["cached"].as_u64(), estimate["usage"]["calls"].as_u64()), (Some(chunks), Some(0)));
-    assert_eq!(server.count() as u64, chunks, "re-ingest costs nothing");
+    assert_eq!(server.count() as u64, calls, "re-ingest costs nothing, the summary included");
+    let (docs, _) = run(&config, &index, &["docs"]);
+    assert!(docs.to_string().contains("Quillfeather Gizmo Works"), "the cached summary is kept: {docs:#}");
 }
 
 #[test]
@@ -123,7 +136,7 @@ fn a_failing_model_falls_back_to_structural_contexts_with_a_warning() {
     let chunks = summary["chunks"].as_u64().unwrap();
     assert_eq!(summary["ingested"], 1, "the document is ingested all the same: {summary:#}");
     assert_eq!(summary["contexts"]["fallbacks"], chunks);
-    assert_eq!(server.count() as u64, 2 * chunks, "one retry per chunk");
+    assert_eq!(server.count() as u64, 2 * (chunks + 1), "one retry per chunk and for the summary");
     let messages = summary["outcomes"][0]["messages"].as_array().unwrap();
     assert!(messages.iter().any(|m| m.as_str().unwrap().contains("structural context")), "{summary:#}");
     let (found, _) = run(&config, &index, &["search", "north shed", "--mode", "keyword"]);

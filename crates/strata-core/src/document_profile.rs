@@ -11,8 +11,9 @@
 //!   (`company`, `title`, …);
 //! - `period`: when and which form: form, period, quarter, `FY2018 2018` per fiscal year, the
 //!   words with digits of its title and file name, and metadata that dates (`year`, `date`, …);
-//! - `lead`: the titles of its top sections, its first words ([`Document::lead`]) and the
-//!   rest of its metadata.
+//! - `lead`: the titles of its top sections, the summary a language model wrote of it (the
+//!   tree root's, when ingest ran with `[context.llm]`), its first words ([`Document::lead`])
+//!   and the rest of its metadata.
 
 use serde::{Deserialize, Serialize};
 
@@ -43,7 +44,7 @@ pub struct DocumentProfile {
     /// When and which form: form, period, quarter, fiscal years, numbers of the title and
     /// file name, dating metadata.
     pub period: String,
-    /// Its top sections' titles, its first words, its other metadata.
+    /// Its top sections' titles, a model's summary, its first words, its other metadata.
     pub lead: String,
 }
 
@@ -101,6 +102,8 @@ impl DocumentProfile {
         let root = doc.tree.nodes().first();
         let top = root.into_iter().flat_map(|r| r.children.iter()).filter_map(|c| doc.tree.get(*c));
         lead.extend(top.take(TOP_HEADINGS).map(|n| n.title.clone()));
+        // A language model's summary of the whole document, when ingest had one write it.
+        lead.extend(root.and_then(|r| r.summary.clone()));
         lead.push(doc.lead.clone());
         let join = |parts: Vec<String>| {
             parts.into_iter().filter(|p| !p.trim().is_empty()).collect::<Vec<_>>().join(" | ")

@@ -155,7 +155,11 @@ impl RecordStep<'_> {
     /// `cache` when it has them. Runs on any thread.
     pub fn situate(&self, cache: &dyn ContextCache, ing: &mut Ingested) -> Result<Situation> {
         let Some(contextualizer) = self.contextualizer else { return Ok(Situation::default()) };
-        context::situate(contextualizer, cache, &ing.document, &mut ing.chunks)
+        let situation = context::situate(contextualizer, cache, &ing.document, &mut ing.chunks)?;
+        if let (Some(summary), Some(root)) = (&situation.summary, ing.document.tree.nodes_mut().first_mut()) {
+            root.summary = Some(summary.clone());
+        }
+        Ok(situation)
     }
 
     /// Records `ing`, whose contexts `situation` set: counts and keeps the new contexts,

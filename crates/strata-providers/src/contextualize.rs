@@ -35,6 +35,9 @@ pub const DOCUMENT_PROMPT: &str = "<document>\n{document}\n</document>";
 /// The part of each call (Anthropic's `CHUNK_CONTEXT_PROMPT`).
 pub const CHUNK_PROMPT: &str = "Here is the chunk we want to situate within the whole document\n<chunk>\n{chunk}\n</chunk>\n\nPlease give a short succinct context to situate this chunk within the overall document for the purposes of improving search retrieval of the chunk.\nAnswer only with the succinct context and nothing else.";
 
+/// The part of the one call per document that summarizes it for its profile.
+pub const SUMMARY_PROMPT: &str = "Please give a short summary of the whole document above for the purposes of finding it among other documents: who wrote it or whom it concerns (company, issuer, parties), what kind of document it is, the period or date it covers, and its main subjects.\nAnswer only with the summary and nothing else.";
+
 /// Tokens kept free of the window for the prompt's own words and the tokenizer's error:
 /// the index tokenizer is not the model's, so counts differ by a few percent.
 const MARGIN: f64 = 0.9;
@@ -120,6 +123,13 @@ impl LlmContextualizer {
         self.view(doc, &refs).truncated()
     }
 
+    /// Whether the provider caches a shared prompt of `tokens` for this model.
+    fn caches(&self, tokens: usize) -> bool {
+        let model = self.client.id();
+        let model = model.split_once(':').map_or(model.as_str(), |(_, m)| m);
+        tokens >= min_cached_tokens(self.client.provider(), model)
+    }
+
     /// The client.
     pub fn client(&self) -> &ChatClient {
         &self.client
@@ -153,24 +163,30 @@ impl LlmContextualizer {
 
     /// Asks for one chunk's context; `None` when the call failed or said nothing.
     fn ask(&self, doc: &Document, shared: &str, chunk: &Chunk) -> Option<String> {
+        let text = CHUNK_PROMPT.replace("{chunk}", chunk.span.slice(&doc.text));
+        self.call(shared, &text, &format!("chunk {}", chunk.id))
+    }
+
+    /// One call after the shared document; `None` when it failed or said nothing. `what`
+    /// names what was asked for in the warnings.
+    fn call(&self, shared: &str, text: &str, what: &str) -> Option<String> {
         if self.stopped.get().is_some() {
             return None;
         }
-        let text = CHUNK_PROMPT.replace("{chunk}", chunk.span.slice(&doc.text));
-        match self.client.complete(&Prompt { shared: Some(shared), text: &text, max_tokens: None }) {
+        match self.client.complete(&Prompt { shared: Some(shared), text, max_tokens: None }) {
             Ok(reply) => {
                 self.usage.lock().unwrap_or_else(|p| p.into_inner()).add(&reply.usage);
-                let context = clip(&reply.text);
-                if context.is_empty() {
-                    tracing::warn!(chunk = %chunk.id, service = %self.client.service(), "the model answered with no context; using the structural context");
+                let answer = clip(&reply.text);
+                if answer.is_empty() {
+                    tracing::warn!(what, service = %self.client.service(), "the model answered with nothing; using the structural context");
                     return None;
                 }
-                Some(context)
+                Some(answer)
             }
             Err(f) if f.permanent => {
                 if self.stopped.set(f.to_string()).is_ok() {
                     tracing::error!(
-                        chunk = %chunk.id,
+                        what,
                         error = %f,
                         "the model refused the request; no more calls: every remaining chunk gets its \
                          structural context (fix the setting, then re-ingest with --force)"
@@ -179,7 +195,7 @@ impl LlmContextualizer {
                 None
             }
             Err(f) => {
-                tracing::warn!(chunk = %chunk.id, error = %f, "no context from the model; using the structural context");
+                tracing::warn!(what, error = %f, "no answer from the model; using the structural context");
                 None
             }
         }
@@ -261,6 +277,29 @@ impl Contextualizer for LlmContextualizer {
             .collect())
     }
 
+    fn summarize(&self, doc: &Document) -> Option<String> {
+        // After the chunks' calls: the document's prompt is in the provider's cache by now.
+        let shared = DOCUMENT_PROMPT.replace("{document}", &self.view(doc, &[]).text);
+        self.call(&shared, SUMMARY_PROMPT, &format!("the summary of {}", doc.id))
+    }
+
+    fn estimate_summary(&self, doc: &Document) -> Usage {
+        let view = self.view(doc, &[]);
+        let document = view.kept + self.tokenizer.count(DOCUMENT_PROMPT);
+        let mut usage = Usage {
+            calls: 1,
+            input: self.tokenizer.count(SUMMARY_PROMPT) as u64,
+            output: u64::from(self.client.max_tokens()),
+            ..Usage::default()
+        };
+        // Asked after the chunks' calls, it reads the document from the provider's cache.
+        match self.caches(document) {
+            true => usage.cache_read += document as u64,
+            false => usage.input += document as u64,
+        }
+        usage
+    }
+
     fn estimate(&self, doc: &Document, chunks: &[&Chunk]) -> Usage {
         if chunks.is_empty() {
             return Usage::default();
@@ -274,10 +313,7 @@ impl Contextualizer for LlmContextualizer {
             usage.output += self.client.max_tokens() as u64;
         }
         let n = chunks.len() as u64;
-        let model = self.client.id();
-        let model = model.split_once(':').map_or(model.as_str(), |(_, m)| m);
-        let cached = document >= min_cached_tokens(self.client.provider(), model);
-        match (self.client.provider(), cached) {
+        match (self.client.provider(), self.caches(document)) {
             (Provider::Anthropic, true) => {
                 usage.cache_write += document as u64;
                 usage.cache_read += document as u64 * (n - 1);

@@ -168,9 +168,18 @@ fn context_for(chunk_text: &str) -> String {
     format!("Context for: {}", collapse(chunk_text))
 }
 
-/// An Anthropic answer naming the chunk the request asked about.
+/// The summary the echo server writes for a document.
+const SUMMARY: &str = "A guide to the procedures of the operators.";
+
+/// An Anthropic answer naming the chunk the request asked about, or the document's summary.
 fn echo_context(seen: &Seen) -> Reply {
-    anthropic_answer(&context_for(seen.chunk().expect("a <chunk> in the prompt")))
+    match seen.chunk() {
+        Some(chunk) => anthropic_answer(&context_for(chunk)),
+        None => {
+            assert!(seen.prompt().contains("summary of the whole document"), "{}", seen.prompt());
+            anthropic_answer(SUMMARY)
+        }
+    }
 }
 
 fn refs(chunks: &[Chunk]) -> Vec<&Chunk> {
@@ -649,8 +658,11 @@ fn situate_reuses_cached_contexts_and_another_model_misses_them() {
     let mut written = chunks.clone();
     let situation = situate(&first, &cache, &doc, &mut written).unwrap();
     assert_eq!((situation.written, situation.cached, situation.fallbacks, situation.truncated), (n, 0, 0, 0));
-    assert_eq!(situation.to_cache.len(), n);
-    assert_eq!(server.count(), n);
+    // Every chunk's context and, asked last, the document's summary.
+    assert_eq!(situation.to_cache.len(), n + 1);
+    assert_eq!(situation.summary.as_deref(), Some(SUMMARY));
+    assert_eq!(server.count(), n + 1);
+    assert!(server.seen()[n].prompt().contains("summary of the whole document"));
     for chunk in &written {
         assert_eq!(chunk.context.as_deref(), Some(context_for(chunk.span.slice(&doc.text)).as_str()));
     }
@@ -660,7 +672,8 @@ fn situate_reuses_cached_contexts_and_another_model_misses_them() {
     let situation = situate(&first, &cache, &doc, &mut reread).unwrap();
     assert_eq!((situation.cached, situation.written), (n, 0));
     assert!(situation.to_cache.is_empty());
-    assert_eq!(server.count(), n, "a cached document makes no request");
+    assert_eq!(situation.summary.as_deref(), Some(SUMMARY), "the summary comes from the cache");
+    assert_eq!(server.count(), n + 1, "a cached document makes no request");
     let contexts = |cs: &[Chunk]| cs.iter().map(|c| c.context.clone()).collect::<Vec<_>>();
     assert_eq!(contexts(&reread), contexts(&written));
 
@@ -669,8 +682,8 @@ fn situate_reuses_cached_contexts_and_another_model_misses_them() {
     let mut fresh = chunks.clone();
     let situation = situate(&other, &cache, &doc, &mut fresh).unwrap();
     assert_eq!((situation.cached, situation.written), (0, n), "another model reuses nothing");
-    assert_eq!(server.count(), 2 * n);
-    assert!(server.seen()[n..].iter().all(|s| s.body["model"] == "other-model"));
+    assert_eq!(server.count(), 2 * (n + 1), "its summary included");
+    assert!(server.seen()[n + 1..].iter().all(|s| s.body["model"] == "other-model"));
 }
 
 /// `estimate` makes no request. For Anthropic on a document of ≥ 1024 tokens it bills one
@@ -734,7 +747,7 @@ fn estimates_make_no_request_and_count_the_document_once() {
             .collect(),
     );
     let (hits, usage) = strata_ingest::context::estimate(&anthropic, &cache, &doc, &chunks).unwrap();
-    assert_eq!((hits, usage.calls), (2, n - 2));
+    assert_eq!((hits, usage.calls), (2, n - 2 + 1), "the chunks not cached, and the summary");
     assert_eq!(server.count(), 0);
 }
 

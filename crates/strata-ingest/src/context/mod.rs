@@ -91,6 +91,17 @@ pub trait Contextualizer: Send + Sync {
     fn estimate(&self, _doc: &Document, _chunks: &[&Chunk]) -> Usage {
         Usage::default()
     }
+
+    /// A summary of the whole document, for its profile (what the document leg ranks
+    /// documents by); `None` when this contextualizer writes none, or the model gave none.
+    fn summarize(&self, _doc: &Document) -> Option<String> {
+        None
+    }
+
+    /// What [`Contextualizer::summarize`] would cost, without calling anything.
+    fn estimate_summary(&self, _doc: &Document) -> Usage {
+        Usage::default()
+    }
 }
 
 /// Contexts written earlier, by [`cache_key`]. The store keeps them (`StoreRead` /
@@ -107,6 +118,16 @@ impl ContextCache for NoCache {
     fn get(&self, _: &[String]) -> Result<HashMap<String, String>> {
         Ok(HashMap::new())
     }
+}
+
+/// The cache key of `doc`'s summary written by `contextualizer_id` (see [`cache_key`]).
+pub fn summary_key(doc: &Document, contextualizer_id: &str) -> String {
+    let mut h = blake3::Hasher::new();
+    for part in [b"summary".as_slice(), doc.source.content_hash.as_bytes(), contextualizer_id.as_bytes()] {
+        h.update(&(part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    h.finalize().to_hex()[..32].to_string()
 }
 
 /// The cache key of `chunk`'s context in `doc` written by `contextualizer_id`: blake3 of the
@@ -169,11 +190,33 @@ pub struct Situation {
     pub truncated: usize,
     /// New contexts to keep in the cache: (key, context).
     pub to_cache: Vec<(String, String)>,
+    /// The document's summary ([`Contextualizer::summarize`]), from the cache or written in
+    /// this run; the caller puts it on the tree's root, where its profile reads it.
+    #[serde(skip)]
+    pub summary: Option<String>,
 }
 
 /// Sets the context of every chunk of `doc` with `contextualizer`, taking what `cache`
-/// already holds. Returns what happened and what to add to the cache.
+/// already holds, and the document's summary when the contextualizer writes one. Returns
+/// what happened and what to add to the cache.
 pub fn situate(
+    contextualizer: &dyn Contextualizer,
+    cache: &dyn ContextCache,
+    doc: &Document,
+    chunks: &mut [Chunk],
+) -> Result<Situation> {
+    let mut out = situate_chunks(contextualizer, cache, doc, chunks)?;
+    if contextualizer.cacheable() {
+        let key = summary_key(doc, contextualizer.id());
+        out.summary = match cache.get(std::slice::from_ref(&key))?.remove(&key) {
+            Some(cached) => Some(cached),
+            None => contextualizer.summarize(doc).inspect(|s| out.to_cache.push((key, s.clone()))),
+        };
+    }
+    Ok(out)
+}
+
+fn situate_chunks(
     contextualizer: &dyn Contextualizer,
     cache: &dyn ContextCache,
     doc: &Document,
@@ -252,5 +295,10 @@ pub fn estimate(
     let hits = if contextualizer.cacheable() { cache.get(&keys)? } else { HashMap::new() };
     let todo: Vec<&Chunk> =
         chunks.iter().zip(&keys).filter(|(_, k)| !hits.contains_key(*k)).map(|(c, _)| c).collect();
-    Ok((chunks.len() - todo.len(), contextualizer.estimate(doc, &todo)))
+    let mut usage = contextualizer.estimate(doc, &todo);
+    let key = summary_key(doc, contextualizer.id());
+    if contextualizer.cacheable() && cache.get(std::slice::from_ref(&key))?.is_empty() {
+        usage.add(&contextualizer.estimate_summary(doc));
+    }
+    Ok((chunks.len() - todo.len(), usage))
 }
