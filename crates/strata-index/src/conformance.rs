@@ -166,6 +166,11 @@ fn assert_absent<S: StoreRead>(store: &S, record: &DocumentRecord) {
     assert!(store.document_meta(doc).unwrap().is_none(), "{doc} has no metadata");
     assert_eq!(store.content_hash(doc).unwrap(), None, "{doc} has no content hash");
     assert_eq!(store.chunks(&chunk_ids(record, |_| true)).unwrap(), vec![], "{doc} has no chunk by id");
+    assert_eq!(
+        store.sections_of(&chunk_ids(record, |_| true)).unwrap(),
+        vec![],
+        "{doc} has no chunk's section"
+    );
     assert_eq!(store.chunks_of(doc, None).unwrap(), vec![], "{doc} has no chunk");
     let this = only(doc.as_str());
     for word in ["widget", "gizmo", "recital", "doohickey", "filing", "gadget"] {
@@ -522,6 +527,10 @@ pub fn chunks_by_id_and_by_document<S: StoreWrite>(store: &mut S) {
     assert_eq!(got[1].number, None, "the root has no number");
     assert_eq!(got[0].text, "4.2 Fees and filing\n\nEach applicant shall meet every requirement of this part and pay the filing fee.\n\n");
     assert_eq!(store.chunks(&[]).unwrap(), vec![]);
+    // Each chunk's section, as its stored chunk says, in the order asked.
+    let sections: Vec<_> =
+        want.iter().map(|c| (c.chunk.id.clone(), c.chunk.doc.clone(), c.chunk.node)).collect();
+    assert_eq!(store.sections_of(&asked).unwrap(), sections, "sections_of agrees with chunks");
 
     let all_of = |r: &DocumentRecord, keep: &dyn Fn(NodeId) -> bool| {
         r.chunks.iter().filter(|c| keep(c.node)).map(|c| stored_chunk(r, c)).collect::<Vec<_>>()

@@ -219,6 +219,17 @@ pub trait StoreRead: Send + Sync {
     /// Chunks by id, in the order asked; unknown ids are skipped.
     fn chunks(&self, ids: &[ChunkId]) -> Result<Vec<StoredChunk>>;
 
+    /// The section (document and node) of each chunk among `ids` the store holds, in the
+    /// order asked: what hierarchical mode needs of its candidates. Read from
+    /// [`StoreRead::chunks`] unless a store can answer it without loading them.
+    fn sections_of(&self, ids: &[ChunkId]) -> Result<Vec<(ChunkId, DocId, NodeId)>> {
+        Ok(self
+            .chunks(ids)?
+            .into_iter()
+            .map(|c| (c.chunk.id.clone(), c.chunk.doc.clone(), c.chunk.node))
+            .collect())
+    }
+
     /// All chunks of a document (optionally of one node's subtree), in document order.
     fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>>;
 

@@ -389,6 +389,10 @@ impl StoreRead for MilvusStore {
         self.side.chunks(ids)
     }
 
+    fn sections_of(&self, ids: &[ChunkId]) -> Result<Vec<(ChunkId, DocId, NodeId)>> {
+        self.side.sections_of(ids)
+    }
+
     fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>> {
         self.side.chunks_of(doc, nodes)
     }

@@ -187,8 +187,8 @@ impl<'s> Sections<'s> {
         if ids.is_empty() {
             return Ok(());
         }
-        for c in self.store.chunks(&ids)? {
-            self.of.insert(c.chunk.id.clone(), (c.chunk.doc.clone(), c.chunk.node));
+        for (chunk, doc, node) in self.store.sections_of(&ids)? {
+            self.of.insert(chunk, (doc, node));
         }
         Ok(())
     }

@@ -113,6 +113,10 @@ impl StoreRead for Within<'_> {
         self.store.chunks(ids)
     }
 
+    fn sections_of(&self, ids: &[ChunkId]) -> Result<Vec<(ChunkId, DocId, NodeId)>> {
+        self.store.sections_of(ids)
+    }
+
     fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>> {
         self.store.chunks_of(doc, nodes)
     }

@@ -4,6 +4,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use strata_core::{ChunkId, Definition, DocId, Error, NodeId, Result};
+use tantivy::collector::DocSetCollector;
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{TantivyDocument, Term};
@@ -103,6 +104,27 @@ impl StoreRead for EmbeddedStore {
             }
         }
         Ok(ids.iter().filter_map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    /// From the `chunk_id` term and the `node` fast field: no stored record is loaded. A
+    /// chunk id is `DOC:ORDINAL`, and only chunk records have such ids (sections have
+    /// `DOC#NODE`, cached contexts hex keys).
+    fn sections_of(&self, ids: &[ChunkId]) -> Result<Vec<(ChunkId, DocId, NodeId)>> {
+        let searcher = self.searcher();
+        let mut nodes = Vec::with_capacity(searcher.segment_readers().len());
+        for segment in searcher.segment_readers() {
+            nodes.push(segment.fast_fields().u64("node").map_err(self.err())?);
+        }
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let Some((doc, _)) = id.as_str().rsplit_once(':') else { continue };
+            let found = searcher.search(&*self.term_q(self.f.chunk_id, id.as_str()), &DocSetCollector);
+            let Some(at) = found.map_err(self.err())?.into_iter().min() else { continue };
+            if let Some(node) = nodes[at.segment_ord as usize].first(at.doc_id) {
+                out.push((id.clone(), DocId(doc.to_string()), NodeId(node as u32)));
+            }
+        }
+        Ok(out)
     }
 
     fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>> {
