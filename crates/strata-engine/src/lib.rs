@@ -25,7 +25,7 @@ mod navigate;
 mod options;
 pub mod record;
 
-pub use engine::{check, remove, Engine, OpenOptions, Snapshot};
+pub use engine::{check, remove, Engine, IngestOptions, OpenOptions, Snapshot};
 pub use location::Location;
 pub use options::SearchOptions;
 pub use strata_index::Check;
