@@ -22,6 +22,7 @@ use strata_ingest::tokenize::Tokenizer;
 use strata_search::{navigate, Catalog, SearchResponse, Searcher};
 
 use crate::ingest::{self, Summary};
+use crate::progress::Observer;
 use crate::{models, Location, SearchOptions};
 
 /// What [`Engine::open`] loads.
@@ -52,6 +53,8 @@ pub struct IngestOptions {
     pub context: Option<ContextKind>,
     /// Metadata for every file (`--meta key=value`), over `[ingest] metadata`.
     pub metadata: BTreeMap<String, String>,
+    /// Told how the ingest advances (files done, files in all, what it is doing).
+    pub observer: Option<Observer>,
 }
 
 /// One commit of the index, as readers see it.
@@ -255,15 +258,14 @@ impl Engine {
         config.validate("the ingest options")?;
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         // Each commit, the last one included, is published by `on_commit`.
-        ingest::run(
-            &config,
-            &self.location,
-            inputs,
-            options.force,
-            options.progress,
-            self.embedder.as_deref(),
-            &|| self.reload_logged(),
-        )
+        let report = ingest::Report {
+            force: options.force,
+            progress: options.progress,
+            observer: options.observer.as_ref(),
+        };
+        ingest::run_reporting(&config, &self.location, inputs, &report, self.embedder.as_deref(), &|| {
+            self.reload_logged()
+        })
     }
 
     /// Removes a document (id or part of its path) and everything derived from it.

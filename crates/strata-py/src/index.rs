@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use serde::Serialize;
 use strata_core::config::{parse_in, ContextKind};
 use strata_core::{Error, Result};
+use strata_engine::progress::Observer;
 use strata_engine::{Engine, IngestOptions, OpenOptions, SearchOptions};
 
 use crate::config;
@@ -113,8 +114,11 @@ impl NativeIndex {
         .map_err(|e| to_py(py, e))
     }
 
-    /// Ingests files, folders and glob patterns. Answers the ingest summary as JSON.
-    #[pyo3(signature = (paths, force=false, progress=false, contextualize=None, meta=BTreeMap::new()))]
+    /// Ingests files, folders and glob patterns. `progress` draws strata's bar on standard
+    /// error; `observer(done, total, message)` is called as the ingest advances. Answers the
+    /// ingest summary as JSON.
+    #[pyo3(signature = (paths, force=false, progress=false, contextualize=None, meta=BTreeMap::new(), observer=None))]
+    #[allow(clippy::too_many_arguments)] // the Python call's keywords, one each
     fn ingest(
         &self,
         py: Python<'_>,
@@ -123,10 +127,21 @@ impl NativeIndex {
         progress: bool,
         contextualize: Option<String>,
         meta: BTreeMap<String, String>,
+        observer: Option<Py<PyAny>>,
     ) -> PyResult<String> {
         let context: Option<ContextKind> =
             contextualize.map(|k| parse_in(&k, "contextualize")).transpose().map_err(|e| to_py(py, e))?;
-        let options = IngestOptions { force, progress, context, metadata: meta };
+        let observer = observer.map(|callback| {
+            Observer(Arc::new(move |done, total, message: &str| {
+                // Back on the GIL for the callback; its errors are printed, the ingest goes on.
+                Python::attach(|py| {
+                    if let Err(e) = callback.call1(py, (done, total, message)) {
+                        e.print(py);
+                    }
+                })
+            }))
+        });
+        let options = IngestOptions { force, progress, context, metadata: meta, observer };
         self.answer(py, move |engine| engine.ingest_with(&paths, &options))
     }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
@@ -44,6 +45,26 @@ def test_ingest_meta_and_contextualize(tmp_path, model_dir, corpus):
             index.search("arbitration", where={"owner": "finance"})
         with pytest.raises(strata.UserError, match="contextualize"):
             index.ingest(corpus["title9"], contextualize="gpt")
+
+
+def test_ingest_reports_progress_to_a_callable_and_a_tqdm_bar(tmp_path, model_dir, corpus):
+    seen = []
+    with strata.Index(tmp_path / "idx", model=model_dir) as index:
+        index.ingest([corpus["title9"], corpus["guide"]], progress=lambda *step: seen.append(step))
+    assert seen[0] == (0, 2, "") and seen[-1][:2] == (2, 2)
+    assert [done for done, _, _ in seen] == sorted(done for done, _, _ in seen)
+    assert any("usc-title09-arbitration.htm" in message for _, _, message in seen)
+    assert any("chunks/s" in message for _, _, message in seen), "the embedding throughput"
+    # The notebook bar: tqdm (a dependency of llama-index-core) drawn into a buffer.
+    tqdm = pytest.importorskip("tqdm").tqdm
+    from strata._progress import TqdmObserver
+
+    out = io.StringIO()
+    bar = TqdmObserver(tqdm, file=out)
+    with strata.Index(tmp_path / "idx2", dense={"enabled": False}) as index:
+        index.ingest([corpus["title9"], corpus["guide"]], progress=bar)
+    assert bar.bar.n == 2 and bar.bar.total == 2
+    assert "strata ingest" in out.getvalue() and "2/2" in out.getvalue()
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -119,7 +119,7 @@ class Client:
         *,
         contextualize: Optional[str] = None,
         meta: Optional[Mapping[str, Any]] = None,
-        progress: bool = True,
+        progress: Any = True,
         force: bool = False,
         poll: float = 0.25,
     ) -> IngestReport:

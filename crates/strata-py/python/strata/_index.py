@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from typing import Any, Iterable, List, Mapping, Optional, Union
 
-from . import _native
+from . import _native, _progress
 from ._options import PageFilter, PathLike, paths_of, search_options
+from ._progress import ProgressArg
 from ._results import (
     CitedDefinition,
     DocumentInfo,
@@ -90,7 +90,7 @@ class Index:
         *,
         contextualize: Optional[str] = None,
         meta: Optional[Mapping[str, Any]] = None,
-        progress: bool = True,
+        progress: ProgressArg = True,
         force: bool = False,
     ) -> IngestReport:
         """Ingests files, folders (recursively) and glob patterns, as ``strata ingest``.
@@ -98,12 +98,16 @@ class Index:
         Unchanged files are skipped (``force=True`` re-reads them); a bad file is reported in
         ``outcomes`` without stopping the others. ``contextualize`` chooses what writes each
         chunk's context (``structural``, ``anthropic``, ``openai``, ``none``); ``meta`` is
-        metadata for every file. ``progress`` draws strata's progress bar on standard error
-        when it is a terminal. The GIL is released while it runs.
+        metadata for every file. ``progress=True`` draws strata's progress bar when standard
+        error is a terminal, and a tqdm bar in a notebook; a callable is called instead with
+        ``(files_done, files_in_all, message)``. The GIL is released while it runs.
         """
-        shown = bool(progress) and _stderr_is_terminal()
+        shown, observer = _progress.choose(progress)
         meta = {str(k): str(v) for k, v in (meta or {}).items()}
-        answer = self._native.ingest(paths_of(paths), force, shown, contextualize, meta)
+        try:
+            answer = self._native.ingest(paths_of(paths), force, shown, contextualize, meta, observer)
+        finally:
+            _progress.finish(observer)
         return IngestReport(json.loads(answer))
 
     def search(
@@ -212,9 +216,3 @@ def _merged(base: dict, over: Mapping[str, Any]) -> dict:
             out[key] = dict(value) if isinstance(value, Mapping) else value
     return out
 
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return os.isatty(2) and sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False

@@ -2,7 +2,7 @@
 with the JSON of strata's own types; :class:`strata.Index` wraps them in typed classes."""
 
 from os import PathLike
-from typing import Dict, Optional, Union
+from typing import Callable, Dict, Optional, Union
 
 __version__: str
 
@@ -29,6 +29,7 @@ class NativeIndex:
         progress: bool = False,
         contextualize: Optional[str] = None,
         meta: Dict[str, str] = ...,
+        observer: Optional[Callable[[int, int, str], None]] = None,
     ) -> str: ...
     def documents(self) -> str: ...
     def outline(self, doc: str, depth: Optional[int] = None) -> str: ...
