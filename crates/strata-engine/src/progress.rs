@@ -7,10 +7,13 @@ use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// Told how an ingest advances: files done, files in all, and what it is doing now (a file's
-/// path, or the embedding throughput). Called on the ingest's writing thread.
+/// A function told files done, files in all, and what the ingest is doing now (a file's
+/// path, or the embedding throughput).
+pub type Observe = dyn Fn(usize, usize, &str) + Send + Sync;
+
+/// Told how an ingest advances; called on the ingest's writing thread.
 #[derive(Clone)]
-pub struct Observer(pub Arc<dyn Fn(usize, usize, &str) + Send + Sync>);
+pub struct Observer(pub Arc<Observe>);
 
 impl fmt::Debug for Observer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
