@@ -9,8 +9,8 @@
 #   scripts/python.sh readme    install the wheel into a fresh venv and run the README's Python
 #                               example there
 #   scripts/python.sh ci        test, then readme (what .ci/run calls)
-#   scripts/python.sh bench     build (release), then bench/python-latency.py and
-#                               bench/python-threads.py on the corpus
+#   scripts/python.sh bench     build (release) with the Rust side's example, then
+#                               bench/python-latency.py and bench/python-threads.py on the corpus
 #
 # Everything from PyPI is pinned and goes to venvs under ${STRATA_CACHE:-~/.cache/strata}:
 # maturin into venv-python-build, pytest and the frameworks into venv-python-test (each
@@ -106,7 +106,9 @@ case "${1:-test}" in
   ci) build && install_test_venv && run_tests && readme ;;
   bench)
     PROFILE=release build && install_test_venv && model_env
-    "$CACHE/venv-python-test/bin/python" bench/python-latency.py "${@:2}"
+    CARGO_TARGET_DIR=$TARGET cargo build --quiet --release --locked -p strata-engine --no-default-features \
+      --example search_timing
+    "$CACHE/venv-python-test/bin/python" bench/python-latency.py --rust-bin "$TARGET/release/examples/search_timing" "${@:2}"
     "$CACHE/venv-python-test/bin/python" bench/python-threads.py "${@:2}"
     ;;
   *)
