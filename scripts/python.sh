@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 CACHE=${STRATA_CACHE:-$HOME/.cache/strata}
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+TARGET=$(realpath -m "${CARGO_TARGET_DIR:-$ROOT/target}")
 PROFILE=${STRATA_PY_PROFILE:-release}
 WHEELS=$TARGET/wheels
 BUILD_PINS="maturin==1.16.0"
@@ -69,7 +69,9 @@ install_test_venv() {
 model_env() {
   STRATA_MODEL_DIR="${STRATA_MODEL_DIR:-$(scripts/fetch-models.sh all-MiniLM-L6-v2)}"
   export STRATA_MODEL_DIR STRATA_REQUIRE_MODEL=1
-  export STRATA_BIN="${STRATA_BIN:-$TARGET/debug/strata}"
+  # Absolute: the tests run from their own folder.
+  STRATA_BIN=$(realpath -m "${STRATA_BIN:-$TARGET/debug/strata}")
+  export STRATA_BIN
 }
 
 run_tests() {
