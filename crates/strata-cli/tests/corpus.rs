@@ -174,10 +174,22 @@ fn search_hits_carry_citations() {
     let Some(ing) = ingested() else { return };
     let r = json(&ing.index, &["search", "conditional request preconditions", "-k", "3"]);
     let hit = &r["hits"][0];
-    for key in ["doc_title", "source_path", "heading_path", "pages", "span", "kind", "score", "legs", "text"]
-    {
+    for key in [
+        "doc_title",
+        "source_path",
+        "heading_path",
+        "pages",
+        "span",
+        "kind",
+        "score",
+        "legs",
+        "text",
+        "citation",
+    ] {
         assert!(hit.get(key).is_some(), "hit lacks {key}: {hit:#}");
     }
+    let (citation, title) = (hit["citation"].as_str().unwrap(), hit["doc_title"].as_str().unwrap());
+    assert!(citation.starts_with(&format!("[{title} › ")) && citation.ends_with(']'), "{citation}");
     let out = strata(&ing.index, &["search", "conditional request preconditions", "-k", "500"]);
     assert!(!out.status.success(), "k above 100 must be refused");
 }

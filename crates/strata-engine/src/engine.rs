@@ -8,10 +8,12 @@
 //! one commit from its first leg to its last, and old snapshots go when their last request
 //! ends.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::{Duration, Instant};
 
+use strata_core::config::ContextKind;
 use strata_core::{Config, DocId, Result, ResultExt};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
@@ -21,6 +23,7 @@ use strata_ingest::tokenize::Tokenizer;
 use strata_search::{navigate, Catalog, SearchResponse, Searcher};
 
 use crate::ingest::{self, Summary};
+use crate::progress::Observer;
 use crate::{models, Location, SearchOptions};
 
 /// What [`Engine::open`] loads.
@@ -37,6 +40,22 @@ pub struct OpenOptions {
     /// Navigation only (outline, sections, pages, references, definitions): no tokenizer
     /// or reranker is loaded, so searches assemble no context and are not reranked.
     pub navigate_only: bool,
+}
+
+/// What one ingest asks for besides its inputs (`strata ingest`'s flags, the Python
+/// package's `Index.ingest` arguments).
+#[derive(Debug, Clone, Default)]
+pub struct IngestOptions {
+    /// Re-index files whose content has not changed.
+    pub force: bool,
+    /// Draw a progress bar on standard error (hidden when it is not a terminal).
+    pub progress: bool,
+    /// What writes the chunks' contexts (`--contextualize`), else `[context] kind`.
+    pub context: Option<ContextKind>,
+    /// Metadata for every file (`--meta key=value`), over `[ingest] metadata`.
+    pub metadata: BTreeMap<String, String>,
+    /// Told how the ingest advances (files done, files in all, what it is doing).
+    pub observer: Option<Observer>,
 }
 
 /// One commit of the index, as readers see it.
@@ -226,17 +245,28 @@ impl Engine {
     /// Ingests files, folders and globs (one writer at a time); readers see each commit as
     /// it lands.
     pub fn ingest(&self, inputs: &[String], force: bool) -> Result<Summary> {
+        self.ingest_with(inputs, &IngestOptions { force, ..IngestOptions::default() })
+    }
+
+    /// Ingests files, folders and globs with `options` (one writer at a time); readers see
+    /// each commit as it lands. The options are checked before anything is read.
+    pub fn ingest_with(&self, inputs: &[String], options: &IngestOptions) -> Result<Summary> {
+        let mut config = self.ingest_config.clone();
+        if let Some(kind) = options.context {
+            config.context.kind = kind;
+        }
+        config.ingest.metadata.extend(options.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
+        config.validate("the ingest options")?;
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         // Each commit, the last one included, is published by `on_commit`.
-        ingest::run(
-            &self.ingest_config,
-            &self.location,
-            inputs,
-            force,
-            false,
-            self.embedder.as_deref(),
-            &|| self.reload_logged(),
-        )
+        let report = ingest::Report {
+            force: options.force,
+            progress: options.progress,
+            observer: options.observer.as_ref(),
+        };
+        ingest::run_reporting(&config, &self.location, inputs, &report, self.embedder.as_deref(), &|| {
+            self.reload_logged()
+        })
     }
 
     /// Removes a document (id or part of its path) and everything derived from it.

@@ -26,7 +26,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use strata_core::{Config, DocId, Error, Format, Result, ResultExt};
 use strata_embed::Embedder;
@@ -35,6 +34,7 @@ use strata_ingest::context::{self, ContextCache};
 use strata_ingest::pipeline::{Ingested, Pipeline};
 use strata_providers::choose::Chosen;
 
+use crate::progress::{Observer, Progress};
 pub use crate::record::ContextTally;
 use crate::record::{ContextSink, Embedded, RecordStep};
 use crate::Location;
@@ -176,7 +176,7 @@ const EMBED_QUEUE: usize = 256;
 const EMBED_SLICE: usize = 256;
 
 /// Runs an ingest; `on_commit` is called after each commit (a server publishes the commit to
-/// its readers).
+/// its readers). `progress` draws strata's bar on standard error.
 pub fn run(
     config: &Config,
     location: &Location,
@@ -186,7 +186,31 @@ pub fn run(
     embedder: Option<&dyn Embedder>,
     on_commit: &dyn Fn(),
 ) -> Result<Summary> {
-    let started = Instant::now();
+    let report = Report { force, progress, observer: None };
+    run_reporting(config, location, inputs, &report, embedder, on_commit)
+}
+
+/// How an ingest re-reads and reports: [`run`]'s flags, and an observer of its progress.
+#[derive(Debug, Clone, Default)]
+pub struct Report<'a> {
+    /// Re-index files whose content has not changed.
+    pub force: bool,
+    /// Draw strata's progress bar on standard error.
+    pub progress: bool,
+    /// Told each step of the progress as well.
+    pub observer: Option<&'a Observer>,
+}
+
+/// [`run`], reporting as `report` says.
+pub fn run_reporting(
+    config: &Config,
+    location: &Location,
+    inputs: &[String],
+    report: &Report<'_>,
+    embedder: Option<&dyn Embedder>,
+    on_commit: &dyn Fn(),
+) -> Result<Summary> {
+    let (force, started) = (report.force, Instant::now());
     refuse_without_vectors(location, embedder)?;
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
     let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
@@ -219,7 +243,7 @@ pub fn run(
         step,
         queue: Vec::new(),
         queued_chunks: 0,
-        bar: progress_bar(progress, files.len()),
+        progress: Progress::new(report.progress, files.len(), report.observer),
         commit_every: location.commit_every(config),
         written: 0,
         since_commit: 0,
@@ -272,18 +296,6 @@ pub(crate) fn open_for_ingest(
             .map_err(|e| Error::io(format!("creating index folder {}", index.display()), e))?;
     }
     location.open_or_create(wanted, config.dense.ann_threshold)
-}
-
-fn progress_bar(shown: bool, files: usize) -> ProgressBar {
-    if !shown {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(files as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}")
-            .expect("valid template"),
-    );
-    bar
 }
 
 impl Summary {
@@ -361,7 +373,7 @@ struct Writer<'a> {
     /// Documents waiting to be embedded together, with their contexts' outcome.
     queue: Vec<(PathBuf, Box<Ingested>, Result<context::Situation>)>,
     queued_chunks: usize,
-    bar: ProgressBar,
+    progress: Progress<'a>,
     commit_every: usize,
     written: usize,
     since_commit: usize,
@@ -384,7 +396,7 @@ impl Writer<'_> {
             }
             Work::Failed(path, msg) => self.fail(&path, msg),
         }
-        self.bar.inc(1);
+        self.progress.inc();
         Ok(())
     }
 
@@ -440,11 +452,11 @@ impl Writer<'_> {
             [(path, ..)] => path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             many => format!("{} documents", many.len()),
         };
-        let (bar, embedded_before, started) = (&self.bar, self.summary.embedded, Instant::now());
+        let (bar, embedded_before, started) = (&self.progress, self.summary.embedded, Instant::now());
         let mut progress = |done: usize, total: usize| {
             let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-9);
             // Rate first: a narrow terminal cuts the end of the message, not the numbers.
-            bar.set_message(format!(
+            bar.message(format!(
                 "embedding {rate:.0} chunks/s · {done}/{total} of {what} · {} in all",
                 embedded_before + done
             ));
@@ -466,7 +478,7 @@ impl Writer<'_> {
         situation: Result<context::Situation>,
         embedded: Option<Result<Embedded>>,
     ) -> Result<()> {
-        self.bar.set_message(path.display().to_string());
+        self.progress.message(path.display().to_string());
         let id = ing.document.id.clone();
         let source = ing.document.source.path.clone();
         let tally = &mut self.summary.contexts;
@@ -514,7 +526,7 @@ impl Writer<'_> {
             drop(self.store);
             (self.on_commit)();
         }
-        self.bar.finish_and_clear();
+        self.progress.finish();
         self.summary.outcomes = self.outcomes;
         Ok(self.summary)
     }

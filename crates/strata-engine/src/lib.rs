@@ -11,8 +11,9 @@
 //!   flags, the JSON of `POST /v1/search` and the MCP `search` tool.
 //! - [`record`] is the per-document step after enrich (context → embed → record) that every
 //!   ingest runs: this crate's, eval's and the latency bench's; [`ingest`] is the parallel
-//!   ingest loop; [`estimate`] predicts what a language model's contexts would cost;
-//!   [`models`] picks the embedder and tokenizer an index needs.
+//!   ingest loop, [`progress`] what it shows while it runs; [`estimate`] predicts what a
+//!   language model's contexts would cost; [`models`] picks the embedder and tokenizer an
+//!   index needs.
 //! - [`Location`] is where `[store]` says the index lives. The PostgreSQL and Milvus stores
 //!   are the cargo features `postgres` and `milvus` (on by default).
 
@@ -23,9 +24,10 @@ mod location;
 pub mod models;
 mod navigate;
 mod options;
+pub mod progress;
 pub mod record;
 
-pub use engine::{check, remove, Engine, OpenOptions, Snapshot};
+pub use engine::{check, remove, Engine, IngestOptions, OpenOptions, Snapshot};
 pub use location::Location;
 pub use options::SearchOptions;
 pub use strata_index::Check;

@@ -29,12 +29,12 @@
 //! index's tokenizer, recounted after packing, so it is exact; packing never exceeds the
 //! budget.
 
-use strata_core::Result;
+use strata_core::{PageRange, Result};
 use strata_ingest::tokenize::Tokenizer;
 
 use crate::expand::Docs;
 use crate::request::Order;
-use crate::response::{Context, SearchResponse};
+use crate::response::{Context, SearchHit, SearchResponse};
 
 /// A hit is cut to fit only when at least this many tokens of the budget are left.
 pub const MIN_PARTIAL_TOKENS: usize = 48;
@@ -150,15 +150,29 @@ pub fn assemble(blocks: &[Block], budget: usize, order: Order, tokenizer: &dyn T
     }
 }
 
+/// Sets each hit's citation (its document, heading path and printed pages), which the
+/// context block prints above it and every front-end returns with it.
+pub fn cite(docs: &mut Docs<'_>, hits: &mut [SearchHit]) -> Result<()> {
+    for h in hits {
+        let (a, b) = labels(docs, &h.doc_id, h.pages)?;
+        h.citation = citation(&h.doc_title, &h.heading_path, (&a, &b));
+    }
+    Ok(())
+}
+
+/// The printed labels of a range's first and last pages (their numbers when the document
+/// has no labels).
+fn labels(docs: &mut Docs<'_>, doc: &str, pages: PageRange) -> Result<(String, String)> {
+    Ok(match docs.meta(doc)? {
+        Some(m) => (m.document.page_label(pages.first), m.document.page_label(pages.last)),
+        None => (pages.first.to_string(), pages.last.to_string()),
+    })
+}
+
 /// The context's blocks in importance order: hits by rank, each followed by the definitions
 /// it uses (those the query names right after the first hit), then the references.
 pub fn blocks(docs: &mut Docs<'_>, r: &SearchResponse) -> Result<Vec<Block>> {
-    let mut label = |doc: &str, pages: strata_core::PageRange| -> Result<(String, String)> {
-        Ok(match docs.meta(doc)? {
-            Some(m) => (m.document.page_label(pages.first), m.document.page_label(pages.last)),
-            None => (pages.first.to_string(), pages.last.to_string()),
-        })
-    };
+    let mut label = |doc: &str, pages: PageRange| labels(docs, doc, pages);
     let mut defs: Vec<Block> = Vec::new();
     for (i, d) in r.definitions.iter().enumerate() {
         let (a, b) = label(&d.doc_id, d.pages)?;
@@ -174,12 +188,11 @@ pub fn blocks(docs: &mut Docs<'_>, r: &SearchResponse) -> Result<Vec<Block>> {
     let mut out = Vec::new();
     let mut placed = vec![false; defs.len()];
     for (i, h) in r.hits.iter().enumerate() {
-        let (a, b) = label(&h.doc_id, h.pages)?;
         out.push(Block {
             item: Item::Hit(i),
             group: h.doc_title.clone(),
             position: (h.doc_id.clone(), h.span.start),
-            citation: citation(&h.doc_title, &h.heading_path, (&a, &b)),
+            citation: h.citation.clone(),
             text: h.text.clone(),
         });
         for (j, d) in r.definitions.iter().enumerate() {

@@ -133,6 +133,8 @@ pub fn chunk_hit(c: &StoredChunk) -> SearchHit {
         section_rank: None,
         legs: Default::default(),
         text: c.text.clone(),
+        // Set once the hits are final (`assemble::cite`).
+        citation: String::new(),
         context: c.chunk.context.clone(),
         highlights: Vec::new(),
         terms: c.chunk.uses.clone(),

@@ -15,7 +15,7 @@
 //! A passage's best `per_hit` sentences come back, best first, as byte spans of the
 //! document's text. A sentence with no dense score and no query term is never a highlight.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use strata_core::{Result, Span};
 use strata_embed::Embedder;
@@ -133,7 +133,9 @@ pub fn highlight(
     // BM25 with the sentences as the collection (k1 = 1.2, b = 0.75).
     let n = sentences.len() as f32;
     let avg_len = sentences.iter().map(|s| s.terms.len()).sum::<usize>() as f32 / n;
-    let mut df: HashMap<&str, usize> = HashMap::new();
+    // Summed in term order: a hash map's order changes from one map to the next, and with it
+    // the last bit of an f32 sum (the same search scored its highlights differently each run).
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
     for s in &sentences {
         let unique: HashSet<&str> = s.terms.iter().map(String::as_str).collect();
         for t in unique.into_iter().filter(|t| query_terms.contains(*t)) {
@@ -244,6 +246,28 @@ mod tests {
         // The span is a span of the document: the passage starts at 100.
         assert_eq!(&text[best.span.start - 100..best.span.end - 100], best.text);
         assert_eq!(out[0].len(), 1, "sentences without a query term are not highlights");
+    }
+
+    /// Regression: `strata search` printed highlight scores that differed in the last bit from
+    /// one run to the next (BM25 terms summed in a hash map's order, which each map draws
+    /// anew), so two processes never agreed on a response.
+    #[test]
+    fn highlight_scores_are_the_same_every_time() {
+        let text = "Arbitration awards are confirmed by the district court on petition. \
+                    A petition to vacate an award must be served within three months. \
+                    The court may order arbitration and appoint arbitrators on petition. \
+                    Notice of the motion is served as in other district court proceedings.";
+        let passages = [Passage { text, start: 0 }];
+        let query = "petition to order arbitration district court award served notice months";
+        let scores = || -> Vec<u32> {
+            let out = highlight(query, &passages, 4, None).unwrap();
+            out[0].iter().map(|h| h.score.to_bits()).collect()
+        };
+        let first = scores();
+        assert_eq!(first.len(), 4);
+        for _ in 0..50 {
+            assert_eq!(scores(), first);
+        }
     }
 
     #[test]

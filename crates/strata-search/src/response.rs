@@ -70,6 +70,8 @@ pub struct SearchHit {
     pub legs: BTreeMap<Leg, LegRank>,
     /// The text of `span`.
     pub text: String,
+    /// How the context block cites the hit: `[Title › A › B, p. 12]` (printed page labels).
+    pub citation: String,
     /// The chunk's generated context (contextual retrieval), when it has one; indexed, never
     /// part of `text`.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -235,6 +235,7 @@ impl<'s> Searcher<'s> {
             timings.highlight = Some(ms);
         }
 
+        assemble::cite(&mut docs, &mut hits)?;
         let mut response = SearchResponse {
             query: req.query.clone(),
             mode: req.mode,
