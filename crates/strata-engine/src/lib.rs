@@ -26,6 +26,7 @@ mod navigate;
 mod options;
 pub mod progress;
 pub mod record;
+mod source;
 
 pub use engine::{check, remove, Engine, IngestOptions, OpenOptions, Snapshot};
 pub use location::Location;

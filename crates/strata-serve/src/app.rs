@@ -30,7 +30,7 @@ use crate::jobs::Jobs;
 use crate::metrics::{self, Metrics};
 use crate::openapi::ApiDoc;
 use crate::paths::Roots;
-use crate::routes::{documents, navigate, ops, search};
+use crate::routes::{documents, navigate, ops, search, source};
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -99,6 +99,7 @@ fn protected_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(search::search))
         .routes(routes!(documents::list, documents::ingest))
         .routes(routes!(documents::remove))
+        .routes(routes!(source::source))
         .routes(routes!(documents::jobs))
         .routes(routes!(documents::job))
         .routes(routes!(navigate::tree))

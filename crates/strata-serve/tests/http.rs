@@ -673,6 +673,7 @@ async fn the_openapi_document_describes_every_route_and_resolves() {
         ("/v1/documents/{id}/tree", "get"),
         ("/v1/documents/{id}/sections/{node}", "get"),
         ("/v1/documents/{id}/pages", "get"),
+        ("/v1/documents/{id}/source", "get"),
         ("/v1/definitions", "get"),
         ("/v1/references", "get"),
         ("/v1/jobs", "get"),

@@ -5,6 +5,7 @@ pub mod documents;
 pub mod navigate;
 pub mod ops;
 pub mod search;
+pub mod source;
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::http::StatusCode;
