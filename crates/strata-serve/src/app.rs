@@ -3,7 +3,7 @@
 //! From the outside in: a request id (`x-request-id`, set when absent and echoed back), the
 //! `Authorization` header marked sensitive (never logged), a tracing span per request,
 //! metrics, the body limit, on loopback the `Host` check (no DNS rebinding); then `/healthz`
-//! open, and behind the API key check everything else: `/v1/*`, `/metrics` and `/openapi.json` under the request timeout, and `/mcp`
+//! and the web page (`/`, `/ui/*`: code only, see [`crate::ui`]) open, and behind the API key check everything else: `/v1/*`, `/metrics` and `/openapi.json` under the request timeout, and `/mcp`
 //! (streamable HTTP, long-lived) without it.
 
 use std::path::PathBuf;
@@ -31,6 +31,7 @@ use crate::metrics::{self, Metrics};
 use crate::openapi::ApiDoc;
 use crate::paths::Roots;
 use crate::routes::{documents, navigate, ops, search, source};
+use crate::ui;
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -128,7 +129,7 @@ pub fn router(state: AppState, mcp: Option<Router<AppState>>) -> Router {
 
     let request_id = HeaderName::from_static("x-request-id");
     let loopback = state.loopback;
-    let app = open.merge(protected);
+    let app = open.merge(ui::routes()).merge(protected);
     let app = if loopback { app.layer(middleware::from_fn(auth::require_loopback_host)) } else { app };
     app
         .fallback(|| async { ApiError::not_found("no such route; GET /openapi.json lists them") })

@@ -5,6 +5,8 @@
 //!   types by utoipa). See [`app::router`] for the routes and the layers around them.
 //! - **MCP** (`strata mcp` over stdio, and `/mcp` streamable HTTP on `serve`): tools for an
 //!   agent to search *and* navigate, and the documents as resources ([`mcp::Strata`]).
+//! - **A web page** at `/` to search, read and manage documents over the same `/v1` API,
+//!   its files embedded in the binary ([`ui`]).
 //!
 //! Everything that touches the index runs on tokio's blocking pool; handlers only parse,
 //! check and render.
@@ -19,6 +21,7 @@ mod openapi;
 mod paths;
 mod routes;
 mod server;
+pub mod ui;
 
 pub use app::{router, AppState};
 pub use error::ErrorBody;

@@ -202,6 +202,9 @@ pub fn run_http(state: AppState, listen: Listen) -> Result<()> {
         eprintln!("listening on http://{local}");
         let shutdown = CancellationToken::new();
         cancel_on_signal(shutdown.clone());
+        // The page's files are compressed now, beside the first requests, rather than when
+        // the first browser asks (servers started by tests compress them only if fetched).
+        crate::ui::warm();
         serve(state, listener, &listen, shutdown).await
     })
 }
