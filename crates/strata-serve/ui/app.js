@@ -20,6 +20,7 @@ function route() {
   retry = route;
   if (view === "read") return showRead(params);
   if (view === "docs") return showDocs();
+  if (!params.get("q")) lastQuery = null;
   if (params.get("q") && params.toString() !== lastQuery) {
     lastQuery = params.toString();
     fillForm(params);

@@ -114,7 +114,7 @@ function hitCard(hit, index, plan) {
     ? h("ul", { class: "highlights" }, hit.highlights.map((x) => h("li", {}, h("mark", {}, x.text))))
     : h("p", { class: "snippet" }, hit.text.length > 400 ? `${hit.text.slice(0, 400)}…` : hit.text);
   return h("article", {
-      class: "hit", tabindex: "0", dataset: { index: String(index), doc: hit.doc_id, node: hit.node_id },
+      class: "result", tabindex: "0", dataset: { index: String(index), doc: hit.doc_id, node: hit.node_id },
       onclick: (e) => { if (!e.target.closest("a, summary, details")) open(); },
       onkeydown: (e) => { if (e.key === "Enter" && e.target === e.currentTarget) open(); },
     },
@@ -175,7 +175,7 @@ export async function copyContext() {
 
 // Arrow keys move between results; Enter opens one (on the card itself).
 export function moveFocus(step) {
-  const hits = [...document.querySelectorAll("#results .hit")];
+  const hits = [...document.querySelectorAll("#results .result")];
   if (!hits.length) return;
   const at = hits.indexOf(document.activeElement);
   const next = at < 0 ? 0 : Math.max(0, Math.min(hits.length - 1, at + step));
