@@ -7,13 +7,17 @@ Against a server with an API key on an index of USC Title 35 (HTML) and the AOSA
   key        no key: the page asks for one; a wrong key is refused (the dialog says so and
              stays); the right one is kept and the documents load
   keyboard   `/` focuses the search box; arrows move through results; Enter opens one
-  102(b)     "section 102(b)": the first result is § 102; opened, the section view shows
-             § 102 with the highlight inside subsection (b), scrolled into view
+  102(b)     "section 102(b)": the first result is § 102; 'ranks and scores' shows its legs;
+             definitions and the context block (Copy) are beside the results; opened, the
+             section view shows § 102 with subsection (b) marked and scrolled into view, the
+             hit's sentences marked, defined terms carrying their definitions
   xref       a cross-reference in that section is a link; following it opens its target
   pdf        a hit in the PDF: the page is rendered by pdf.js (the canvas has ink) and the
              passage is marked on its text layer, with the words strata highlighted
   upload     a file chosen in Documents is uploaded, its job reaches `done`, and a search
              then finds it
+  dark       with prefers-color-scheme: dark the page is dark; at 420 px wide nothing
+             overflows sideways
   console    no script error or CSP violation in the browser's console (401s of the key
              check aside)
 
@@ -132,6 +136,19 @@ def check_102b(driver, args):
         js(driver, "document.activeElement.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowUp', bubbles: true}))")
     js(driver, "window.scrollTo(0, 0)")
     shot(driver, args, "search")
+    # Ranks and scores on demand; definitions and the context block beside the results.
+    js(driver, "document.querySelector('details.options').open = true")
+    driver.find_element(By.ID, "show-legs").click()
+    legs = first.find_element(By.CSS_SELECTOR, ".legs")
+    if legs.get_attribute("open") is None or "exact" not in legs.text:
+        raise Check(f"'ranks and scores' does not show the legs: {legs.text!r}")
+    driver.find_element(By.ID, "show-legs").click()
+    js(driver, "document.querySelector('details.options').open = false")
+    if not driver.find_elements(By.CSS_SELECTOR, "#definitions:not([hidden]) dt"):
+        raise Check("no definitions beside the results")
+    driver.find_element(By.ID, "copy-context").click()
+    wait(driver, lambda d: d.find_element(By.ID, "copy-context").text == "Copied")
+    js(driver, "arguments[0].focus()", first)
     driver.switch_to.active_element.send_keys(Keys.ENTER)
     wait(driver, lambda d: find(d, "#section mark.target"))
     title = driver.find_element(By.CSS_SELECTOR, "#section h1").text
@@ -154,6 +171,9 @@ def check_102b(driver, args):
         raise Check(f"the marked text does not start at (b): {where['mark'][:80]!r}")
     if where["highlights"] == 0:
         raise Check("the hit's highlighted sentences are not marked in the section")
+    terms = driver.find_elements(By.CSS_SELECTOR, "#section dfn.term")
+    if not terms or " means " not in (terms[0].get_attribute("title") or ""):
+        raise Check("defined terms in the section carry no definition to show on hover")
     if not (0 <= where["b"] <= where["before"] and (where["c"] < 0 or where["before"] < where["c"])):
         raise Check(f"the highlight is not in subsection (b): {where}")
     if not where["visible"]:
@@ -253,9 +273,7 @@ def shot(driver, args, name):
     driver.save_screenshot(str(Path(args.shots) / f"{name}.png"))
 
 
-def shots_dark_narrow(driver, args):
-    if not args.shots:
-        return
+def check_dark_narrow(driver, args):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     search(driver, "section 102(b)")
     shot(driver, args, "search-dark")
@@ -264,6 +282,14 @@ def shots_dark_narrow(driver, args):
     driver.switch_to.active_element.send_keys(Keys.ENTER)
     wait(driver, lambda d: find(d, "#section mark.target"))
     shot(driver, args, "read-narrow-dark")
+    look = js(driver, """return {bg: getComputedStyle(document.body).backgroundColor,
+        overflow: document.documentElement.scrollWidth - innerWidth, width: innerWidth}""")
+    channels = [int(c) for c in re.findall(r"\d+", look["bg"])[:3]]
+    if sum(channels) > 3 * 80:
+        raise Check(f"dark mode asked, the page is {look['bg']}")
+    if look["overflow"] > 0:
+        raise Check(f"at {look['width']} px the page is {look['overflow']} px wider than the window")
+    return f"dark background {look['bg']}, no horizontal overflow at {look['width']} px"
 
 
 def main():
@@ -278,7 +304,8 @@ def main():
     failed = 0
     try:
         for name, check in [("key", check_key), ("102(b)", check_102b), ("xref", check_xref),
-                            ("pdf", check_pdf), ("upload", check_upload), ("console", check_console)]:
+                            ("pdf", check_pdf), ("upload", check_upload), ("dark, narrow", check_dark_narrow),
+                            ("console", check_console)]:
             t0 = time.monotonic()
             try:
                 detail = check(driver, args)
@@ -290,11 +317,6 @@ def main():
                 shot(driver, args, f"failed-{name}")
                 if name == "key":
                     break  # nothing else can run without the key
-        try:
-            shots_dark_narrow(driver, args)
-        except Exception as e:
-            failed += 1
-            print(f"  FAIL screenshots (dark, narrow): {type(e).__name__}: {e}")
     finally:
         driver.quit()
     print(f"ui-check: {failed} failed, {time.monotonic() - started:.1f}s in all")
