@@ -14,8 +14,9 @@ Against a server with an API key on an index of USC Title 35 (HTML) and the AOSA
   xref       a cross-reference in that section is a link; following it opens its target
   pdf        a hit in the PDF: the page is rendered by pdf.js (the canvas has ink) and the
              passage is marked on its text layer, with the words strata highlighted
-  upload     a file chosen in Documents is uploaded, its job reaches `done`, and a search
-             then finds it
+  upload     a file chosen in Documents and one dropped on it are uploaded, their jobs reach
+             `done`, and a search then finds them; Remove (confirmed) takes one out of the
+             list and out of the results
   dark       with prefers-color-scheme: dark the page is dark; at 420 px wide nothing
              overflows sideways
   console    no script error or CSP violation in the browser's console (401s of the key
@@ -245,12 +246,34 @@ def check_upload(driver, args):
     if job.get_attribute("data-state") != "done":
         raise Check(f"the upload's job ended {job.text!r}")
     wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == before + 1)
+    # A file dropped on the zone (a real drop event carrying a File) goes the same way.
+    js(driver, """
+        const data = new DataTransfer();
+        data.items.add(new File(['# Dropped\\n\\n## 1. Drops\\n\\nA dropped note about the zanzibarometer.\\n'],
+                                'dropped-note.md', {type: 'text/markdown'}));
+        document.getElementById('dropzone').dispatchEvent(new DragEvent('drop', {dataTransfer: data, bubbles: true, cancelable: true}));
+    """)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#jobs li[data-state='done']")) == 2, timeout=120)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == before + 2)
     shot(driver, args, "documents")
     hits = search(driver, UPLOAD_WORD)
     title = hits[0].find_element(By.XPATH, "./ancestor::section[1]/h2").text
     if "Calibration notes" not in title:
         raise Check(f"the search for {UPLOAD_WORD} finds {title!r} first")
-    return f"job {job.get_attribute('data-job')} done, {before} → {before + 1} documents, found by search"
+    # Removal: the button, the confirmation, one row fewer, and the search no longer finds it.
+    driver.get(args.base + "/#/docs")
+    row = wait(driver, lambda d: [r for r in d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")
+                                  if "Dropped" in r.text])
+    row[0].find_element(By.CSS_SELECTOR, "button.danger").click()
+    driver.switch_to.alert.accept()
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs-table tbody tr")) == before + 1)
+    found = js(driver, """return fetch('/v1/search', {method: 'POST', headers: {'Content-Type': 'application/json',
+        Authorization: 'Bearer ' + sessionStorage.getItem('strata-api-key')}, body: JSON.stringify({query: 'zanzibarometer'})})
+        .then(r => r.json()).then(j => j.hits.length)""")
+    if found != 0:
+        raise Check(f"the removed document is still found ({found} hits)")
+    return (f"chosen and dropped files: jobs done, {before} → {before + 2} documents, found by search; "
+            f"one removed, {before + 1} left and no longer found")
 
 
 def check_console(driver, args):
