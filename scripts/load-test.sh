@@ -8,6 +8,8 @@
 # Usage: scripts/load-test.sh [DURATION] [CONNECTIONS]      (defaults 60s 64)
 #   STRATA_LOAD_INDEX=DIR  use (and keep) this index: ingested when it has no documents yet
 #   STRATA_CONFIG=FILE     the server's configuration (e.g. [search] dense_highlights = false)
+#   STRATA_LOAD_UI_CLIENTS=N  N more clients load the web page and all its files (pdf.js too,
+#                          brotli) for the whole run (scripts/load-ui.lua); needs curl
 # Needs wrk (apt-get install wrk), a release build (cargo build --release -p strata-cli, or
 # STRATA_BIN=...), the model (scripts/fetch-models.sh all-MiniLM-L6-v2) and ../shared.
 set -euo pipefail
@@ -45,8 +47,22 @@ ADDR=$(sed -n 's/^listening on //p' "$WORK/serve.log")
 
 echo "== warm-up (10 s, 8 clients)"
 STRATA_KEY=$KEY wrk -t2 -c8 -d10s -s scripts/load-mixed.lua "$ADDR" >/dev/null
+UI_CLIENTS=${STRATA_LOAD_UI_CLIENTS:-0}
+if [ "$UI_CLIENTS" -gt 0 ]; then
+  UI=$(curl -s "$ADDR/" | grep -o '/ui/[0-9a-f]*' | head -1)
+  FILES=$(for f in app.css app.js api.js dom.js search.js read.js manage.js pdfpage.js favicon.svg \
+    vendor/pdfjs/pdf.min.mjs vendor/pdfjs/pdf.worker.min.mjs; do printf '%s/%s ' "$UI" "$f"; done)
+  echo "== and $UI_CLIENTS clients loading the web page ($UI)"
+  STRATA_UI_FILES=$FILES wrk -t1 -c"$UI_CLIENTS" -d"$DURATION" --latency -s scripts/load-ui.lua "$ADDR" >"$WORK/wrk-ui.txt" &
+  UI_WRK=$!
+fi
 echo "== $CONNECTIONS clients, $DURATION, mixed modes: $ADDR"
 STRATA_KEY=$KEY wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s scripts/load-mixed.lua "$ADDR" | tee "$WORK/wrk.txt"
+if [ "$UI_CLIENTS" -gt 0 ]; then
+  wait "$UI_WRK" || true
+  echo "== web page clients:"
+  cat "$WORK/wrk-ui.txt"
+fi
 kill -TERM "$SERVER"
 wait "$SERVER" && echo "== the server stopped cleanly"
 SERVER=
