@@ -210,9 +210,16 @@ def check_pdf(driver, args):
     if marked == 0:
         raise Check("the rendered page has no passage marked")
     page = int(box.get_attribute("data-page"))
-    wanted = int(re.search(r"page=(\d+)", driver.current_url).group(1))
+    # The page that holds the first highlighted sentence, by the server's own page spans.
+    wanted = js(driver, """
+        const q = new URLSearchParams(location.hash.split('?')[1]);
+        const start = Number(q.get('hl').split(',')[0].split('-')[0]);
+        const key = sessionStorage.getItem('strata-api-key');
+        return fetch(`/v1/documents/${q.get('doc')}/pages?from=1&to=20`, {headers: {Authorization: `Bearer ${key}`}})
+          .then(r => r.json()).then(p => p.pages.find(x => x.span.start <= start && start < x.span.end).number);
+    """)
     if page != wanted:
-        raise Check(f"page {page} rendered, the hit is on page {wanted}")
+        raise Check(f"page {page} rendered, the first highlight is on page {wanted}")
     ink = js(driver, """
         const c = document.querySelector('#pdf-pane canvas');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;

@@ -189,6 +189,7 @@ async function renderPdf(summary, section, spans, page) {
   }
   pane.hidden = false;
   const passages = spans.map((s) => sliceBytes(section, s)).filter((t) => t.trim());
+  if (spans.length) page = await pageOf(summary.id, section.pages, spans[0], page);
   const show = async (n) => {
     try {
       await showPage(pane, summary.id, n, passages, show);
@@ -197,6 +198,20 @@ async function renderPdf(summary, section, spans, page) {
     }
   };
   await show(page);
+}
+
+// The page that holds byte `span.start`, among the section's pages (the first highlight's
+// page, which may not be the hit's first), or `fallback`.
+async function pageOf(doc, pages, span, fallback) {
+  if (pages.last <= pages.first) return fallback;
+  const last = Math.min(pages.last, pages.first + 19);
+  try {
+    const read = await api(`/v1/documents/${enc(doc)}/pages?from=${pages.first}&to=${last}`);
+    const hit = read.pages.find((p) => p.span.start <= span.start && span.start < p.span.end);
+    return hit?.number ?? fallback;
+  } catch {
+    return fallback;
+  }
 }
 
 // The text of document byte span `s` within the section.
