@@ -248,6 +248,7 @@ def check_upload(driver, args):
     chooser = driver.find_element(By.ID, "file-input")
     js(driver, "arguments[0].hidden = false", chooser)
     chooser.send_keys(str(path))
+    js(driver, "arguments[0].hidden = true", chooser)
     job = wait(driver, lambda d: find(d, "#jobs li[data-state='done'], #jobs li[data-state='failed'], #jobs li.error"),
                timeout=120)
     if job.get_attribute("data-state") != "done":
