@@ -19,6 +19,8 @@ Against a server with an API key on an index of USC Title 35 (HTML) and the AOSA
              list and out of the results
   dark       with prefers-color-scheme: dark the page is dark; at 420 px wide nothing
              overflows sideways
+  open       (--open, a server without keys) the page never asks for a key and lists the
+             documents
   console    no script error or CSP violation in the browser's console (401s of the key
              check aside)
 
@@ -284,6 +286,17 @@ def check_upload(driver, args):
             f"one removed, {before + 1} left and no longer found")
 
 
+def check_open(driver, args):
+    driver.get(args.base + "/")
+    options = wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#doc option")) >= 3 and
+                   d.find_elements(By.CSS_SELECTOR, "#doc option"))
+    hits = search(driver, "section 102(b)")
+    if js(driver, "return document.getElementById('key-dialog').open") or \
+            driver.find_element(By.ID, "key-button").is_displayed():
+        raise Check("a server without keys, and the page asks for one")
+    return f"no key asked; {len(options) - 1} documents listed, {len(hits)} results"
+
+
 def check_console(driver, args):
     bad = []
     for entry in driver.get_log("browser"):
@@ -325,8 +338,10 @@ def check_dark_narrow(driver, args):
 
 def main():
     ap = argparse.ArgumentParser()
-    for name in ["--base", "--key", "--chrome", "--driver", "--work"]:
+    for name in ["--base", "--chrome", "--driver", "--work"]:
         ap.add_argument(name, required=True)
+    ap.add_argument("--key", help="the server's API key")
+    ap.add_argument("--open", action="store_true", help="the server has no keys: check only that")
     ap.add_argument("--shots")
     args = ap.parse_args()
     started = time.monotonic()
@@ -334,9 +349,11 @@ def main():
     print(f"ui-check: {driver.capabilities.get('browserName')} {driver.capabilities.get('browserVersion')}")
     failed = 0
     try:
-        for name, check in [("key", check_key), ("102(b)", check_102b), ("xref", check_xref),
-                            ("pdf", check_pdf), ("upload", check_upload), ("dark, narrow", check_dark_narrow),
-                            ("console", check_console)]:
+        checks = [("key", check_key), ("102(b)", check_102b), ("xref", check_xref), ("pdf", check_pdf),
+                  ("upload", check_upload), ("dark, narrow", check_dark_narrow), ("console", check_console)]
+        if args.open:
+            checks = [("open", check_open), ("console", check_console)]
+        for name, check in checks:
             t0 = time.monotonic()
             try:
                 detail = check(driver, args)

@@ -5,8 +5,9 @@
 #
 # It ingests USC Title 35 (HTML) and one PDF of the shared corpus into a temporary index with
 # the dense leg off (no model needed), serves it on a random loopback port with a random API
-# key, and runs the checks; screenshots go to $STRATA_UI_SHOTS when set (docs/ui to refresh
-# the README's).
+# key, and runs the checks; then serves the same index without keys and checks that the page
+# does not ask for one. Screenshots go to $STRATA_UI_SHOTS when set (docs/ui to refresh the
+# README's). About 15 s after the build.
 #
 # Skips (exit 0) when ../shared is absent, or when chromium or chromium-driver is missing,
 # unless STRATA_UI_REQUIRE_BROWSER=1 (CI sets it): then a missing or broken browser fails.
@@ -73,29 +74,42 @@ echo "== ui-checks: ingesting $(basename "$HTML") and $(basename "$PDF")"
 "$BIN" --index "$WORK/index" ingest --quiet "$HTML" "$PDF"
 echo "== ui-checks: ingested in $((SECONDS - STARTED)) s"
 
-KEY=ui-$("$PY" -c 'import secrets; print(secrets.token_hex(16))')
-STRATA_API_KEYS=$KEY "$BIN" --index "$WORK/index" serve --addr 127.0.0.1:0 >"$WORK/serve.out" 2>"$WORK/serve.err" &
-SERVER_PID=$!
-BASE=
-for _ in $(seq 1 300); do # up to 30 s
-  BASE=$(grep -m1 -o 'listening on http://[0-9.:]*' "$WORK/serve.err" | sed 's/^listening on //' || true)
-  [ -n "$BASE" ] && break
-  kill -0 "$SERVER_PID" 2>/dev/null || break
-  sleep 0.1
-done
-if [ -z "$BASE" ]; then
-  echo "ui-checks: strata serve did not print 'listening on'; its stderr:" >&2
-  tail -n 40 "$WORK/serve.err" >&2
-  exit 1
-fi
-echo "== ui-checks: strata serve on $BASE"
+# start_server [KEY]: strata serve on a random port (with API key KEY when given); sets BASE.
+start_server() {
+  if [ -n "${1:-}" ]; then export STRATA_API_KEYS=$1; else unset STRATA_API_KEYS; fi
+  "$BIN" --index "$WORK/index" serve --addr 127.0.0.1:0 >"$WORK/serve.out" 2>"$WORK/serve.err" &
+  SERVER_PID=$!
+  unset STRATA_API_KEYS
+  BASE=
+  for _ in $(seq 1 300); do # up to 30 s
+    BASE=$(grep -m1 -o 'listening on http://[0-9.:]*' "$WORK/serve.err" | sed 's/^listening on //' || true)
+    [ -n "$BASE" ] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$BASE" ]; then
+    echo "ui-checks: strata serve did not print 'listening on'; its stderr:" >&2
+    tail -n 40 "$WORK/serve.err" >&2
+    exit 1
+  fi
+  echo "== ui-checks: strata serve on $BASE${1:+ with an API key}"
+}
+stop_server() {
+  kill -TERM "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=
+}
 
 rc=0
+KEY=ui-$("$PY" -c 'import secrets; print(secrets.token_hex(16))')
+start_server "$KEY"
 "$PY" "$CHECK" --base "$BASE" --key "$KEY" --chrome "$CHROME" --driver "$DRIVER" \
   --work "$WORK" ${SHOTS:+--shots "$SHOTS"} || rc=$?
-if [ "$rc" -ne 0 ]; then
-  echo "== ui-checks: strata serve's stderr, last lines:"
-  tail -n 20 "$WORK/serve.err"
-fi
+[ "$rc" -eq 0 ] || { echo "== ui-checks: strata serve's stderr, last lines:"; tail -n 20 "$WORK/serve.err"; }
+stop_server
+# The same index served without keys: the page must not ask for one.
+start_server
+"$PY" "$CHECK" --base "$BASE" --open --chrome "$CHROME" --driver "$DRIVER" --work "$WORK" || rc=$?
+stop_server
 echo "== ui-checks: $((SECONDS - STARTED)) s in all"
 exit "$rc"
