@@ -2,7 +2,7 @@
 //!
 //! A paragraph's first line is a heading when:
 //!
-//! - it is **numbered** (`1.`, `1.2`, `2.3.4`, `Appendix A`, `SEC. 101.`, `Chapter 3`), the
+//! - it is **numbered** (`1.`, `1.2`, `2.3.4`, `Appendix A`, `Appendix B—Gaps`, `B.4.5`, `SEC. 101.`, `Chapter 3`), the
 //!   title after the number starts with a capital or a digit, the line is short and does not
 //!   read as a sentence, and its font says heading: larger than the body text, bold, or in
 //!   capitals. The level is the depth of the number (`3.1.7` is level 3; appendices and
@@ -41,7 +41,7 @@ fn numbered() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?:(?P<kw>Appendix|APPENDIX|Annex|ANNEX|Chapter|CHAPTER|Part|PART)\s+(?P<kn>[A-Z]|[0-9]+|[IVX]+)\b[.:]?|(?:SEC\.|Sec\.|§)\s*(?P<sec>[0-9]+[A-Za-z]?)\.|(?P<num>[0-9]{1,2}(?:\.[0-9]{1,3}){0,5})\.?)(?:\s+|$)(?P<title>.*)$",
+            r"^(?:(?P<kw>Appendix|APPENDIX|Annex|ANNEX|Chapter|CHAPTER|Part|PART)\s+(?P<kn>[A-Z]|[0-9]+|[IVX]+)\b[.:]?|(?:SEC\.|Sec\.|§)\s*(?P<sec>[0-9]+[A-Za-z]?)\.|(?P<num>[0-9]{1,2}(?:\.[0-9]{1,3}){0,5})\.?|(?P<app>[A-Z](?:\.[0-9]{1,3}){1,5})\.?)(?:\s*[—–]\s*|\s+|$)(?P<title>.*)$",
         )
         .unwrap()
     })
@@ -53,10 +53,13 @@ fn classify(line: &str) -> Option<Option<u32>> {
     let title = c.name("title").map_or("", |m| m.as_str()).trim();
     let level = if c.name("kw").is_some() || c.name("sec").is_some() {
         1
+    } else if let Some(app) = c.name("app") {
+        // `B.4.5`: an appendix's section, below the appendix's own level.
+        app.as_str().split('.').count() as u32
     } else {
         c.name("num").map_or(1, |m| m.as_str().split('.').count() as u32)
     };
-    if c.name("num").is_some() {
+    if c.name("num").is_some() || c.name("app").is_some() {
         let first = title.chars().next()?;
         if !(first.is_uppercase() || first.is_ascii_digit()) || tabular(title) {
             return None;

@@ -91,7 +91,7 @@ fn encrypt(doc: &mut Document, user_password: &str) {
 }
 
 fn read(bytes: &[u8]) -> Result<crate::read::Parsed, ReadError> {
-    PdfReader.read(bytes)
+    PdfReader::default().read(bytes)
 }
 
 #[test]
