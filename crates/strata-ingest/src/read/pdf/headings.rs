@@ -4,8 +4,8 @@
 //!
 //! - it is **numbered** (`1.`, `1.2`, `2.3.4`, `Appendix A`, `Appendix B—Gaps`, `B.4.5`, `SEC. 101.`, `Chapter 3`), the
 //!   title after the number starts with a capital or a digit, the line is short and does not
-//!   read as a sentence, and its font says heading: larger than the body text, bold, or in
-//!   capitals. The level is the depth of the number (`3.1.7` is level 3; appendices and
+//!   read as a sentence, and its font says heading: larger than the body text, bold (or, for
+//!   a heading run into its paragraph, its first word bold), or in capitals. The level is the depth of the number (`3.1.7` is level 3; appendices and
 //!   chapters are level 1);
 //! - or it is **unnumbered** but set at least [`BIG`] times the body size, short, and alone
 //!   in its paragraph; its level comes after the numbered ones' (sizes ranked). In a
@@ -171,8 +171,12 @@ pub(crate) fn recover(text: &PageText) -> Vec<Recovered> {
         if line.chars().count() > MAX_CHARS || !line.chars().any(char::is_alphabetic) || sentence_like(line) {
             continue;
         }
-        let font =
-            first.size >= LARGER * body || first.bold || capitals(line) || first.font != text.body_font;
+        let run_in_bold = first.lead_bold && run_in(text.line_text(first)).is_some();
+        let font = first.size >= LARGER * body
+            || first.bold
+            || run_in_bold
+            || capitals(line)
+            || first.font != text.body_font;
         let form = form::classify(line).filter(|_| font || lines.len() == 1);
         let heading = form.map(|f| Some(f.level())).or_else(|| classify(line).filter(|_| font));
         match heading {

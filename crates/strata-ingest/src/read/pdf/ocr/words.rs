@@ -16,7 +16,9 @@
 //!   with it.
 //!
 //! Words Tesseract is less than [`MIN_CONFIDENCE`] sure of are left out: on a scan they are
-//! nearly always figures, rules or specks read as letters.
+//! nearly always figures, rules or specks read as letters. Section numbers are kept whatever
+//! their confidence: set apart from their title by a wide gap, `B.2.2.` is read right but
+//! scored 10 or even 0 (NIST SP 800-207, appendix B).
 
 use super::super::content::Glyph;
 use super::tesseract::{Gray, Word};
@@ -44,7 +46,8 @@ pub(crate) struct OcrPage {
 /// The glyphs of a page image rendered at `dpi` whose displayed height is `height` points.
 pub(crate) fn glyphs(words: &[Word], image: &Gray, dpi: u32, height: f32) -> OcrPage {
     let scale = 72.0 / dpi as f32;
-    let kept: Vec<&Word> = words.iter().filter(|w| w.confidence >= MIN_CONFIDENCE).collect();
+    let kept: Vec<&Word> =
+        words.iter().filter(|w| w.confidence >= MIN_CONFIDENCE || section_number(&w.text)).collect();
     let strokes: Vec<f32> = kept.iter().map(|w| stroke(image, w)).collect();
     let mut sorted: Vec<f32> = strokes.iter().copied().filter(|s| *s > 0.0).collect();
     sorted.sort_by(f32::total_cmp);
@@ -66,6 +69,14 @@ pub(crate) fn glyphs(words: &[Word], image: &Gray, dpi: u32, height: f32) -> Ocr
     let confidence =
         if kept.is_empty() { 0.0 } else { kept.iter().map(|w| w.confidence).sum::<f32>() / kept.len() as f32 };
     OcrPage { glyphs, confidence }
+}
+
+/// `3.1`, `B.2.2.`: capitals or digits joined by periods, with a digit.
+fn section_number(word: &str) -> bool {
+    word.len() <= 16
+        && word.contains('.')
+        && word.chars().any(|c| c.is_ascii_digit())
+        && word.chars().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase() || c == '.')
 }
 
 /// The font size of a word's line, in points, to half a point.
@@ -135,6 +146,13 @@ mod tests {
         let page = glyphs(&[word("a", 80.0), word("~~", 10.0)], &strokes(2), 300, 100.0);
         assert_eq!(page.glyphs.len(), 1);
         assert_eq!(page.confidence, 80.0);
+    }
+
+    #[test]
+    fn section_numbers_are_kept_however_unsure() {
+        let page = glyphs(&[word("B.2.2.", 10.0), word("B2", 10.0), word("1.", 0.0), word("a.b", 5.0)], &strokes(2), 300, 100.0);
+        let kept: Vec<&str> = page.glyphs.iter().map(|g| g.text.as_str()).collect();
+        assert_eq!(kept, ["B.2.2.", "1."]);
     }
 
     #[test]
