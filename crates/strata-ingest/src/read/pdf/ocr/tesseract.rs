@@ -92,7 +92,32 @@ impl Api {
 
 fn api() -> Option<&'static Api> {
     static API: OnceLock<Option<Api>> = OnceLock::new();
-    API.get_or_init(Api::load).as_ref()
+    API.get_or_init(|| {
+        let api = Api::load()?;
+        quiet_leptonica();
+        Some(api)
+    })
+    .as_ref()
+}
+
+/// Leptonica, Tesseract's image library, prints its errors (`Error in pixScanForForeground`
+/// on a blank page) on stderr, through an ingest's progress bar; at its lowest severity it
+/// prints none. strata reports what matters (a page OCR could not read) itself.
+fn quiet_leptonica() {
+    /// `L_SEVERITY_NONE` in leptonica's `environ.h`.
+    const NONE: c_int = 6;
+    for name in ["liblept.so.5", "libleptonica.so.6", "libleptonica.so"] {
+        // SAFETY: leptonica is loaded already as Tesseract's dependency; this adds a
+        // reference, kept for the life of the process (leaked) as Tesseract's is.
+        let Ok(lib) = (unsafe { Library::new(name) }) else { continue };
+        // SAFETY: `l_int32 setMsgSeverity(l_int32)`, as `allheaders.h` declares it.
+        if let Ok(set) = unsafe { lib.get::<unsafe extern "C" fn(c_int) -> c_int>(b"setMsgSeverity\0") } {
+            // SAFETY: sets a global threshold; called once, before any OCR worker runs.
+            unsafe { set(NONE) };
+        }
+        std::mem::forget(lib);
+        return;
+    }
 }
 
 /// Tesseract's version, when the library loads.
@@ -160,6 +185,8 @@ impl Engine {
             (api.set_psm)(engine.handle, PSM_AUTO);
             // Spaces between words come from their boxes; keep Tesseract from padding.
             (api.set_variable)(engine.handle, c"preserve_interword_spaces".as_ptr(), c"0".as_ptr());
+            // Its notes ("Empty page!!", "Estimating resolution as …") are not for the user.
+            (api.set_variable)(engine.handle, c"debug_file".as_ptr(), c"/dev/null".as_ptr());
         }
         Ok(engine)
     }
