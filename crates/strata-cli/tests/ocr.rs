@@ -36,7 +36,11 @@ fn ingest(name: &str, pdf: &[u8]) -> Ingested {
     let index = dir.path().join("index");
     let summary = json(&index, &["ingest", file.to_str().unwrap()]);
     assert_eq!(summary["failed"], 0, "{summary:#}");
-    eprintln!("ingested {name}: {} chunks in {:.1} s", summary["chunks"], summary["seconds"].as_f64().unwrap());
+    eprintln!(
+        "ingested {name}: {} chunks in {:.1} s",
+        summary["chunks"],
+        summary["seconds"].as_f64().unwrap()
+    );
     Ingested { _dir: dir, index }
 }
 
@@ -51,7 +55,12 @@ fn words(s: &str) -> std::collections::HashSet<String> {
 /// The text poppler reads on page `page` of `pdf`: the independent check.
 fn pdftotext(pdf: &Path, page: u32) -> String {
     let n = page.to_string();
-    let out = std::process::Command::new("pdftotext").args(["-f", &n, "-l", &n]).arg(pdf).arg("-").output().unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .args(["-f", &n, "-l", &n])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -91,8 +100,10 @@ fn a_mixed_pdf_with_two_scanned_pages_reads_whole_in_page_order() {
     // Hits on a scanned page say so, with the page's confidence; hits on digital pages do not.
     let hits = json(&ing.index, &["search", "bash", "-k", "50"]);
     let hits = hits["hits"].as_array().unwrap();
-    let pages_of = |h: &serde_json::Value| h["pages"]["first"].as_u64().unwrap()..=h["pages"]["last"].as_u64().unwrap();
-    let (on_scans, on_digital): (Vec<_>, Vec<_>) = hits.iter().partition(|h| pages_of(h).any(|p| p == 3 || p == 6));
+    let pages_of =
+        |h: &serde_json::Value| h["pages"]["first"].as_u64().unwrap()..=h["pages"]["last"].as_u64().unwrap();
+    let (on_scans, on_digital): (Vec<_>, Vec<_>) =
+        hits.iter().partition(|h| pages_of(h).any(|p| p == 3 || p == 6));
     assert!(!on_scans.is_empty() && !on_digital.is_empty(), "hits on both kinds of page: {hits:#?}");
     for h in on_scans {
         assert_eq!(h["ocr"], true, "{h:#}");

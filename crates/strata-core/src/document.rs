@@ -311,7 +311,11 @@ impl Document {
     /// The lowest OCR confidence of the pages in `range` that were read by OCR; `None` when
     /// none was.
     pub fn ocr_confidence(&self, range: PageRange) -> Option<u8> {
-        self.pages.iter().filter(|p| (range.first..=range.last).contains(&p.number)).filter_map(|p| p.ocr).min()
+        self.pages
+            .iter()
+            .filter(|p| (range.first..=range.last).contains(&p.number))
+            .filter_map(|p| p.ocr)
+            .min()
     }
 
     /// The printed label of a page, falling back to its number.

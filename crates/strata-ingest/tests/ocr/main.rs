@@ -125,7 +125,12 @@ fn body_text_of_scans_is_within_three_percent_of_the_digital_text() {
         for (i, &p) in pair.pages.iter().enumerate() {
             let (want, got) = (ws(&digital[p as usize - 1]).to_lowercase(), ws(&scanned[i]).to_lowercase());
             let d = cer(&want, &got);
-            println!("{} p{p}: {d} errors in {} chars ({:.2} %)", sample.file, want.chars().count(), 100.0 * d as f64 / want.chars().count().max(1) as f64);
+            println!(
+                "{} p{p}: {d} errors in {} chars ({:.2} %)",
+                sample.file,
+                want.chars().count(),
+                100.0 * d as f64 / want.chars().count().max(1) as f64
+            );
             e += d;
             n += want.chars().count();
         }
@@ -153,7 +158,12 @@ fn headings_of_scans_are_those_of_the_digital_pages() {
             found += hit as usize;
             total += 1;
         }
-        println!("{}: {} digital headings on the pages, {} in the scan", sample.file, on_pages.len(), got.len());
+        println!(
+            "{}: {} digital headings on the pages, {} in the scan",
+            sample.file,
+            on_pages.len(),
+            got.len()
+        );
     }
     println!("headings recovered: {found} of {total}");
     assert!(total >= 10, "the samples hold headings");
@@ -174,10 +184,20 @@ fn chunks_of_scans_cite_the_pages_their_words_are_on() {
     let ingested = pipeline.ingest_file(&path).unwrap();
     let pages = page_texts(&pairs[2].digital, &[]);
     let wrong = measure::misplaced_chunks(&ingested, &pages, &pairs[2].pages);
-    println!("{} chunks, {} cite another page than their words: {wrong:?}", ingested.chunks.len(), wrong.len());
+    println!(
+        "{} chunks, {} cite another page than their words: {wrong:?}",
+        ingested.chunks.len(),
+        wrong.len()
+    );
     assert!(ingested.chunks.len() >= 10);
-    assert!(wrong.len() * 20 <= ingested.chunks.len(), "more than 5 % of chunks cite the wrong page: {wrong:?}");
-    assert!(ingested.document.pages.iter().all(|p| p.ocr.is_some_and(|c| c > 50)), "every page is marked OCR'd with its confidence");
+    assert!(
+        wrong.len() * 20 <= ingested.chunks.len(),
+        "more than 5 % of chunks cite the wrong page: {wrong:?}"
+    );
+    assert!(
+        ingested.document.pages.iter().all(|p| p.ocr.is_some_and(|c| c > 50)),
+        "every page is marked OCR'd with its confidence"
+    );
 }
 
 #[test]
@@ -189,5 +209,9 @@ fn tables_of_scans_keep_their_rows() {
     assert!(want.len() >= 50, "the statements have rows: {want:?}");
     let kept = want.iter().filter(|w| got.iter().any(|g| cer(w, g) * 10 <= w.chars().count())).count();
     println!("table rows: {} digital, {} scanned, {kept} kept", want.len(), got.len());
-    assert!(kept * 10 >= want.len() * 9, "{kept} of {} rows kept; digital {want:#?} scanned {got:#?}", want.len());
+    assert!(
+        kept * 10 >= want.len() * 9,
+        "{kept} of {} rows kept; digital {want:#?} scanned {got:#?}",
+        want.len()
+    );
 }

@@ -6,7 +6,11 @@ use strata_ingest::read::Parsed;
 
 /// Whitespace runs as one space, ends trimmed, ligatures spelt out.
 pub fn ws(s: &str) -> String {
-    let s = s.replace('\u{FB01}', "fi").replace('\u{FB02}', "fl").replace('\u{FB00}', "ff").replace('\u{FB03}', "ffi");
+    let s = s
+        .replace('\u{FB01}', "fi")
+        .replace('\u{FB02}', "fl")
+        .replace('\u{FB00}', "ff")
+        .replace('\u{FB03}', "ffi");
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -70,13 +74,19 @@ pub fn table_rows(p: &Parsed, pages: &[u32]) -> Vec<String> {
     p.blocks
         .iter()
         .filter(|b| b.kind == BlockKind::Table && pages.contains(&page_of(p, b.span.start)))
-        .flat_map(|b| p.text[b.span.start..b.span.end].lines().map(ws).filter(|l| !l.is_empty()).collect::<Vec<_>>())
+        .flat_map(|b| {
+            p.text[b.span.start..b.span.end].lines().map(ws).filter(|l| !l.is_empty()).collect::<Vec<_>>()
+        })
         .collect()
 }
 
 /// Chunks whose words are mostly on another page than the ones they cite: the chunk's
 /// ordinal, the pages cited (in the scan) and the page of the original its words best match.
-pub fn misplaced_chunks(ingested: &Ingested, originals: &[String], pages: &[u32]) -> Vec<(u32, (u32, u32), u32)> {
+pub fn misplaced_chunks(
+    ingested: &Ingested,
+    originals: &[String],
+    pages: &[u32],
+) -> Vec<(u32, (u32, u32), u32)> {
     let words = |s: &str| -> std::collections::HashSet<String> {
         s.split_whitespace().map(norm).filter(|w| w.chars().count() >= 5).collect()
     };

@@ -37,7 +37,10 @@ pub fn build(parts: &[Part]) -> Vec<u8> {
         kids.push(Object::Reference(page));
     }
     let count = kids.len() as i64;
-    doc.objects.insert(pages_id, Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }));
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count }),
+    );
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
     doc.trailer.set("Root", catalog);
     let mut out = Vec::new();
@@ -50,11 +53,27 @@ pub fn build(parts: &[Part]) -> Vec<u8> {
 fn jpeg(source: &Path, page: u32, dpi: u32) -> (Vec<u8>, i64, i64, &'static str) {
     let n = page.to_string();
     let out = Command::new("pdftoppm")
-        .args(["-gray", "-hide-annotations", "-jpeg", "-jpegopt", "quality=85", "-r", &dpi.to_string(), "-f", &n, "-l", &n])
+        .args([
+            "-gray",
+            "-hide-annotations",
+            "-jpeg",
+            "-jpegopt",
+            "quality=85",
+            "-r",
+            &dpi.to_string(),
+            "-f",
+            &n,
+            "-l",
+            &n,
+        ])
         .arg(source)
         .output()
         .expect("pdftoppm (poppler-utils) runs");
-    assert!(out.status.success() && !out.stdout.is_empty(), "pdftoppm failed on page {page}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && !out.stdout.is_empty(),
+        "pdftoppm failed on page {page}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (w, h, components) = jpeg_size(&out.stdout).expect("a JPEG with a frame header");
     (out.stdout, w, h, if components == 1 { "DeviceGray" } else { "DeviceRGB" })
 }

@@ -231,7 +231,8 @@ fn read_scans(
                 glyphs[i].0 = page.glyphs;
                 confidence[i] = Some(page.confidence);
             }
-            Err(why) => warnings.push(format!("page {}: OCR could not read it ({why}); the page is left empty", i + 1)),
+            Err(why) => warnings
+                .push(format!("page {}: OCR could not read it ({why}); the page is left empty", i + 1)),
         }
     }
     Ok(confidence)

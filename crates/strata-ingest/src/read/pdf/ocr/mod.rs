@@ -90,8 +90,10 @@ pub(crate) fn recognize(
     if let Some(missing) = unavailable(&options.languages) {
         return Err(missing);
     }
-    let source = render::Source::write(bytes).map_err(|e| format!("the PDF could not be written for OCR ({e})"))?;
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_WORKERS).min(pages.len());
+    let source =
+        render::Source::write(bytes).map_err(|e| format!("the PDF could not be written for OCR ({e})"))?;
+    let workers =
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_WORKERS).min(pages.len());
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<OcrPage, String>>>> = Mutex::new(vec![None; pages.len()]);
     std::thread::scope(|scope| {
@@ -111,7 +113,10 @@ pub(crate) fn recognize(
         }
     });
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err("no OCR worker could start".to_string()))).collect())
+    Ok(results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("no OCR worker could start".to_string())))
+        .collect())
 }
 
 /// Renders and reads one page.
@@ -123,6 +128,7 @@ fn read_page(
     dpi: u32,
 ) -> Result<OcrPage, String> {
     let image = render::page(pdf, request.number, dpi)?;
-    let words = engine.words(&image, dpi).ok_or_else(|| "Tesseract could not read the page image".to_string())?;
+    let words =
+        engine.words(&image, dpi).ok_or_else(|| "Tesseract could not read the page image".to_string())?;
     Ok(words::glyphs(&words, &image, dpi, request.height))
 }

@@ -27,7 +27,8 @@ impl Source {
     pub fn write(bytes: &[u8]) -> std::io::Result<Source> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let name = format!("strata-ocr-{}-{n}-{}.pdf", std::process::id(), &blake3::hash(bytes).to_hex()[..16]);
+        let name =
+            format!("strata-ocr-{}-{n}-{}.pdf", std::process::id(), &blake3::hash(bytes).to_hex()[..16]);
         let path = std::env::temp_dir().join(name);
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?;
         let source = Source { path };

@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 use libloading::Library;
 
 /// The library names tried, in order.
-const LIBRARIES: &[&str] = &["libtesseract.so.5", "libtesseract.so", "libtesseract.5.dylib", "libtesseract.dylib"];
+const LIBRARIES: &[&str] =
+    &["libtesseract.so.5", "libtesseract.so", "libtesseract.5.dylib", "libtesseract.dylib"];
 
 /// `TessPageIteratorLevel`: `RIL_TEXTLINE` and `RIL_WORD`.
 const RIL_TEXTLINE: c_int = 2;
@@ -40,7 +41,8 @@ struct Api {
     it_text: unsafe extern "C" fn(Handle, c_int) -> *mut c_char,
     it_confidence: unsafe extern "C" fn(Handle, c_int) -> c_float,
     it_page: unsafe extern "C" fn(Handle) -> Handle,
-    bounding_box: unsafe extern "C" fn(Handle, c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int,
+    bounding_box:
+        unsafe extern "C" fn(Handle, c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int,
     baseline: unsafe extern "C" fn(Handle, c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int,
     delete_text: unsafe extern "C" fn(*const c_char),
     version: unsafe extern "C" fn() -> *const c_char,
@@ -237,10 +239,24 @@ impl Engine {
                     let mut b = [0; 4];
                     let mut line = [0; 4];
                     let mut base = [0; 4];
-                    let boxed = (api.bounding_box)(page, RIL_WORD, &mut b[0], &mut b[1], &mut b[2], &mut b[3]) != 0;
-                    (api.bounding_box)(page, RIL_TEXTLINE, &mut line[0], &mut line[1], &mut line[2], &mut line[3]);
-                    let has_base =
-                        (api.baseline)(page, RIL_TEXTLINE, &mut base[0], &mut base[1], &mut base[2], &mut base[3]) != 0;
+                    let boxed =
+                        (api.bounding_box)(page, RIL_WORD, &mut b[0], &mut b[1], &mut b[2], &mut b[3]) != 0;
+                    (api.bounding_box)(
+                        page,
+                        RIL_TEXTLINE,
+                        &mut line[0],
+                        &mut line[1],
+                        &mut line[2],
+                        &mut line[3],
+                    );
+                    let has_base = (api.baseline)(
+                        page,
+                        RIL_TEXTLINE,
+                        &mut base[0],
+                        &mut base[1],
+                        &mut base[2],
+                        &mut base[3],
+                    ) != 0;
                     if boxed && !s.is_empty() {
                         let baseline = if has_base { at_x(base, (b[0] + b[2]) / 2) } else { b[3] };
                         out.push(Word {

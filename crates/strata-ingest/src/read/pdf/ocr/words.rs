@@ -66,8 +66,11 @@ pub(crate) fn glyphs(words: &[Word], image: &Gray, dpi: u32, height: f32) -> Ocr
             rotated: false,
         })
         .collect();
-    let confidence =
-        if kept.is_empty() { 0.0 } else { kept.iter().map(|w| w.confidence).sum::<f32>() / kept.len() as f32 };
+    let confidence = if kept.is_empty() {
+        0.0
+    } else {
+        kept.iter().map(|w| w.confidence).sum::<f32>() / kept.len() as f32
+    };
     OcrPage { glyphs, confidence }
 }
 
@@ -150,7 +153,12 @@ mod tests {
 
     #[test]
     fn section_numbers_are_kept_however_unsure() {
-        let page = glyphs(&[word("B.2.2.", 10.0), word("B2", 10.0), word("1.", 0.0), word("a.b", 5.0)], &strokes(2), 300, 100.0);
+        let page = glyphs(
+            &[word("B.2.2.", 10.0), word("B2", 10.0), word("1.", 0.0), word("a.b", 5.0)],
+            &strokes(2),
+            300,
+            100.0,
+        );
         let kept: Vec<&str> = page.glyphs.iter().map(|g| g.text.as_str()).collect();
         assert_eq!(kept, ["B.2.2.", "1."]);
     }
