@@ -108,16 +108,8 @@ fn read_pdf(bytes: &[u8], ocr: &ocr::OcrOptions) -> Result<Parsed, ReadError> {
         return Err(ReadError::Malformed("the PDF has no pages".to_string()));
     }
     let mut warnings = Vec::new();
-    let mut glyphs = page_glyphs(&doc, &pages, &mut warnings);
-    let confidence = read_scans(bytes, &mut glyphs, ocr, &mut warnings)?;
-    let mut laid: Vec<PageLines> = Vec::with_capacity(pages.len());
-    let mut rotated = 0;
-    for (g, height) in &glyphs {
-        let (lines, r) = layout::lines(g);
-        rotated += r;
-        laid.push(PageLines { lines, height: *height });
-    }
-    drop(glyphs);
+    let (mut laid, scans) = lay_out(&doc, &pages, ocr.mode, &mut warnings);
+    let confidence = read_scans(bytes, &mut laid, &scans, ocr, &mut warnings)?;
     if laid.iter().all(|p| p.lines.is_empty()) {
         if confidence.iter().any(Option::is_some) {
             return Err(ReadError::Malformed(format!(
@@ -126,9 +118,6 @@ fn read_pdf(bytes: &[u8], ocr: &ocr::OcrOptions) -> Result<Parsed, ReadError> {
             )));
         }
         return Err(ReadError::NoTextLayer { pages: pages.len() });
-    }
-    if rotated > 0 {
-        tracing::debug!(rotated, "rotated glyphs (margin text) left out");
     }
     let printed = furniture::strip(&mut laid);
     let outline = outline::entries(&doc, &pages);
@@ -168,15 +157,19 @@ fn read_pdf(bytes: &[u8], ocr: &ocr::OcrOptions) -> Result<Parsed, ReadError> {
     Ok(parsed)
 }
 
-/// Each page's glyphs from its content streams, with its displayed height.
-fn page_glyphs(
+/// Each page's lines from its content streams, one page's glyphs in memory at a time, and
+/// the pages (0-based) to OCR: those without a text layer with `auto`, all with `force`
+/// (left empty here).
+fn lay_out(
     doc: &Document,
     pages: &std::collections::BTreeMap<u32, lopdf::ObjectId>,
+    mode: ocr::OcrMode,
     warnings: &mut Vec<String>,
-) -> Vec<(Vec<content::Glyph>, f32)> {
+) -> (Vec<PageLines>, Vec<usize>) {
     let mut interpreter = content::Interpreter::new(doc);
-    let mut out = Vec::with_capacity(pages.len());
-    for (&number, &id) in pages {
+    let (mut laid, mut scans) = (Vec::with_capacity(pages.len()), Vec::new());
+    let mut rotated = 0;
+    for (i, (&number, &id)) in pages.iter().enumerate() {
         let content = match doc.get_page_content_with_limit(id, MAX_PAGE_CONTENT) {
             Ok(c) => c,
             Err(e) => {
@@ -187,48 +180,60 @@ fn page_glyphs(
             }
         };
         let (to_display, height) = page_space(doc, id);
-        out.push((interpreter.page(id, &content, to_display), height));
+        let glyphs = interpreter.page(id, &content, to_display);
+        let scanned = glyphs.iter().all(|g| g.rotated || g.text.trim().is_empty());
+        let ocr_it = match mode {
+            ocr::OcrMode::Force => true,
+            ocr::OcrMode::Auto => scanned,
+            ocr::OcrMode::Off => false,
+        };
+        if ocr_it {
+            scans.push(i);
+            laid.push(PageLines { lines: Vec::new(), height });
+        } else {
+            let (lines, r) = layout::lines(&glyphs);
+            rotated += r;
+            laid.push(PageLines { lines, height });
+        }
     }
     warnings.append(&mut interpreter.warnings);
-    out
+    if rotated > 0 {
+        tracing::debug!(rotated, "rotated glyphs (margin text) left out");
+    }
+    (laid, scans)
 }
 
-/// OCRs the pages `ocr` says (those without a text layer, or all with `force`), their
-/// words replacing their glyphs; returns each page's mean word confidence, `None` for a
-/// page not OCR'd. A page OCR cannot read is a warning; OCR that cannot run is an error
-/// with `force` and, with `auto`, a warning naming the pages left empty.
+/// OCRs the pages `scans` (0-based) and lays out their words; returns each page's mean word
+/// confidence, `None` for a page not OCR'd. A page OCR cannot read is a warning and stays
+/// empty; OCR that cannot run is an error with `force` and, with `auto`, a warning naming
+/// the pages left empty.
 fn read_scans(
     bytes: &[u8],
-    glyphs: &mut [(Vec<content::Glyph>, f32)],
+    laid: &mut [PageLines],
+    scans: &[usize],
     options: &ocr::OcrOptions,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Option<f32>>, ReadError> {
-    let mut confidence = vec![None; glyphs.len()];
-    let scanned = |g: &[content::Glyph]| g.iter().all(|g| g.rotated || g.text.trim().is_empty());
-    let todo: Vec<usize> = match options.mode {
-        ocr::OcrMode::Off => return Ok(confidence),
-        ocr::OcrMode::Force => (0..glyphs.len()).collect(),
-        ocr::OcrMode::Auto => (0..glyphs.len()).filter(|&i| scanned(&glyphs[i].0)).collect(),
-    };
-    if todo.is_empty() {
+    let mut confidence = vec![None; laid.len()];
+    if scans.is_empty() {
         return Ok(confidence);
     }
     let requests: Vec<ocr::Request> =
-        todo.iter().map(|&i| ocr::Request { number: i as u32 + 1, height: glyphs[i].1 }).collect();
+        scans.iter().map(|&i| ocr::Request { number: i as u32 + 1, height: laid[i].height }).collect();
     let results = match ocr::recognize(bytes, &requests, options) {
         Ok(r) => r,
         Err(why) if options.mode == ocr::OcrMode::Force => return Err(ReadError::OcrUnavailable(why)),
         Err(why) => {
-            if todo.len() < glyphs.len() {
-                warnings.push(format!("{} without a text layer left empty: {why}", page_list(&todo)));
+            if scans.len() < laid.len() {
+                warnings.push(format!("{} without a text layer left empty: {why}", page_list(scans)));
             }
             return Ok(confidence);
         }
     };
-    for (&i, result) in todo.iter().zip(results) {
+    for (&i, result) in scans.iter().zip(results) {
         match result {
             Ok(page) => {
-                glyphs[i].0 = page.glyphs;
+                laid[i].lines = layout::lines(&page.glyphs).0;
                 confidence[i] = Some(page.confidence);
             }
             Err(why) => warnings
