@@ -57,6 +57,10 @@ pub enum Command {
         /// indexed and unchanged keeps its metadata unless --force.
         #[arg(long = "meta", value_name = "KEY=VALUE")]
         meta: Vec<String>,
+        /// OCR of scanned PDF pages: auto (pages without a text layer, when Tesseract is
+        /// installed; the default), off, or force (every page). Overrides `[ingest] ocr`.
+        #[arg(long, value_name = "WHEN")]
+        ocr: Option<String>,
     },
     /// Search the index.
     Search {

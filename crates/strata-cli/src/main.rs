@@ -93,12 +93,15 @@ fn emit<T: Serialize>(json: bool, value: &T, human: impl FnOnce(&T)) -> Result<(
 fn run(cli: Cli) -> Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
     match cli.command {
-        Command::Ingest { paths, force, quiet, contextualize, dry_run, meta } => {
+        Command::Ingest { paths, force, quiet, contextualize, dry_run, meta, ocr } => {
             let progress = !quiet && !cli.json && std::io::stderr().is_terminal();
             let mut config = config;
             if let Some(kind) = contextualize {
                 config.context.kind = parse_in(&kind, "--contextualize")?;
                 config.validate("--contextualize")?;
+            }
+            if let Some(ocr) = ocr {
+                config.ingest.ocr = parse_in(&ocr, "--ocr")?;
             }
             for entry in &meta {
                 let Some((key, value)) = entry.split_once('=') else {

@@ -149,6 +149,12 @@ pub struct Chunk {
     /// Generated context (contextual retrieval), stored apart from the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// Read by OCR: a page it covers was a scan (see [`crate::Page::ocr`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ocr: bool,
+    /// The mean word confidence (0–100) of its OCR'd page, the lowest when it covers several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr_confidence: Option<u8>,
 }
 
 impl Chunk {

@@ -168,6 +168,9 @@ pub struct Page {
     pub label: Option<String>,
     /// The page's text.
     pub span: Span,
+    /// The mean word confidence (0–100) Tesseract gave, when the page was read by OCR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<u8>,
 }
 
 /// Structural kind of a block of text, as the reader saw it.
@@ -303,6 +306,16 @@ impl Document {
         let first = self.page_at(span.start);
         let last = self.page_at(span.end.saturating_sub(1).max(span.start));
         PageRange { first, last }
+    }
+
+    /// The lowest OCR confidence of the pages in `range` that were read by OCR; `None` when
+    /// none was.
+    pub fn ocr_confidence(&self, range: PageRange) -> Option<u8> {
+        self.pages
+            .iter()
+            .filter(|p| (range.first..=range.last).contains(&p.number))
+            .filter_map(|p| p.ocr)
+            .min()
     }
 
     /// The printed label of a page, falling back to its number.

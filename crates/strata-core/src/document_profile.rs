@@ -178,9 +178,9 @@ mod tests {
     fn the_lead_is_the_first_pages_words() {
         let text = "cover page words\u{c}second page\u{c}third page never";
         let pages = vec![
-            Page { number: 1, label: None, span: Span::new(0, 17) },
-            Page { number: 2, label: None, span: Span::new(17, 29) },
-            Page { number: 3, label: None, span: Span::new(29, text.len()) },
+            Page { number: 1, label: None, span: Span::new(0, 17), ocr: None },
+            Page { number: 2, label: None, span: Span::new(17, 29), ocr: None },
+            Page { number: 3, label: None, span: Span::new(29, text.len()), ocr: None },
         ];
         assert_eq!(document_lead(text, &pages), "cover page words second page");
         let long = "é ".repeat(10_000);

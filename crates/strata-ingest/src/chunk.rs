@@ -52,6 +52,8 @@ fn unenriched(
     tokens: usize,
     heading_path: Vec<String>,
 ) -> Chunk {
+    let pages = doc.pages_of(span);
+    let ocr_confidence = doc.ocr_confidence(pages);
     Chunk {
         id: Chunk::make_id(&doc.id, ordinal),
         doc: doc.id.clone(),
@@ -59,7 +61,7 @@ fn unenriched(
         ordinal,
         span,
         overlap_start: span.start,
-        pages: doc.pages_of(span),
+        pages,
         tokens: tokens as u32,
         kind: ChunkKind::Content,
         heading_path,
@@ -67,6 +69,8 @@ fn unenriched(
         uses: Vec::new(),
         references: Vec::new(),
         context: None,
+        ocr: ocr_confidence.is_some(),
+        ocr_confidence,
     }
 }
 

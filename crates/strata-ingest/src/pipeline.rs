@@ -13,7 +13,8 @@ use strata_core::{
 use crate::chunk::Chunker;
 use crate::enrich::{enrich, Enrichment};
 use crate::identity::{identify, title_is_placeholder};
-use crate::read::{reader_for, ReadError};
+use crate::read::pdf::ocr::OcrOptions;
+use crate::read::{reader_with, ReadError};
 use crate::tokenize::{self, Tokenizer};
 use crate::tree::{build_tree, keep_headings};
 
@@ -26,6 +27,7 @@ pub struct Pipeline {
     max_file_bytes: u64,
     max_sections: usize,
     metadata: BTreeMap<String, String>,
+    ocr: OcrOptions,
 }
 
 impl Pipeline {
@@ -42,6 +44,7 @@ impl Pipeline {
             max_file_bytes: config.ingest.max_file_bytes,
             max_sections: config.ingest.max_sections,
             metadata: config.ingest.metadata.clone(),
+            ocr: OcrOptions::from_config(&config.ingest),
         }
     }
 
@@ -102,7 +105,7 @@ impl Pipeline {
     #[tracing::instrument(name = "read", skip_all, fields(path = %source.path, bytes = bytes.len()))]
     pub fn read_bytes(&self, source: Source, bytes: &[u8]) -> Result<Document> {
         let path = source.path.clone();
-        let reader = reader_for(source.format).ok_or_else(|| {
+        let reader = reader_with(source.format, &self.ocr).ok_or_else(|| {
             Error::read(&path, format!("{} files are not supported by this build yet", source.format.name()))
         })?;
         let parsed = catch_unwind(AssertUnwindSafe(|| reader.read(bytes)))
@@ -124,6 +127,7 @@ impl Pipeline {
                 number: i as u32 + 1,
                 label: parsed.page_labels.get(i).cloned().flatten(),
                 span: Span::new(at, b),
+                ocr: parsed.ocr.get(i).copied().flatten().map(|c| c.round().clamp(0.0, 100.0) as u8),
             });
             at = b;
         }

@@ -138,6 +138,8 @@ pub fn chunk_hit(c: &StoredChunk) -> SearchHit {
         context: c.chunk.context.clone(),
         highlights: Vec::new(),
         terms: c.chunk.uses.clone(),
+        ocr: c.chunk.ocr,
+        ocr_confidence: c.chunk.ocr_confidence,
         references: c.chunk.references.clone(),
     }
 }

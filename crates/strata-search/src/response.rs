@@ -82,6 +82,12 @@ pub struct SearchHit {
     /// Defined terms of the document that the hit uses.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub terms: Vec<String>,
+    /// Read by OCR: the hit's chunk is on a scanned page.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ocr: bool,
+    /// The mean word confidence (0–100) of that page, when `ocr`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr_confidence: Option<u8>,
     /// Indexes into the document's references of the references inside the hit.
     #[serde(skip)]
     pub(crate) references: Vec<u32>,

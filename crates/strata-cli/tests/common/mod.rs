@@ -67,7 +67,7 @@ pub fn model_ready() -> bool {
 
 /// A temporary index that a test binary ingests once and shares between its tests.
 pub struct Ingested {
-    _dir: tempfile::TempDir,
+    pub _dir: tempfile::TempDir,
     /// The index folder.
     pub index: PathBuf,
 }

@@ -5,7 +5,23 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::names::named;
 use crate::{Error, Result};
+
+named! {
+    /// When scanned PDF pages are read with OCR (`[ingest] ocr`).
+    #[derive(Default)]
+    pub enum OcrMode in "[ingest] ocr" {
+        /// Pages without a text layer are OCR'd when Tesseract is installed; without it they
+        /// are read as today, with a message saying how to install it (the default).
+        #[default]
+        Auto = "auto",
+        /// Never OCR.
+        Off = "off",
+        /// OCR every page, a text layer or not; an error when Tesseract is missing.
+        Force = "force",
+    }
+}
 
 /// `[chunk]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +68,13 @@ pub struct IngestConfig {
     /// `strata docs`; names and dates feed the document leg.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub metadata: std::collections::BTreeMap<String, String>,
+    /// OCR of scanned PDF pages: `auto` (pages without a text layer, when Tesseract is
+    /// installed), `off` or `force` (every page). Default `auto`.
+    pub ocr: OcrMode,
+    /// Tesseract languages, `+`-joined as Tesseract takes them (`eng+deu`). Default `eng`.
+    pub ocr_languages: String,
+    /// Resolution pages are rendered at for OCR, in dots per inch. Default 300.
+    pub ocr_dpi: u32,
 }
 
 impl Default for IngestConfig {
@@ -61,6 +84,9 @@ impl Default for IngestConfig {
             max_sections: 100_000,
             commit_every: 64,
             metadata: Default::default(),
+            ocr: OcrMode::Auto,
+            ocr_languages: "eng".to_string(),
+            ocr_dpi: 300,
         }
     }
 }
@@ -100,6 +126,19 @@ impl IngestConfig {
         }
         if self.commit_every == 0 {
             return Err(Error::user(format!("ingest.commit_every must be at least 1, got 0 ({origin})")));
+        }
+        let language = |l: &str| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !self.ocr_languages.split('+').all(language) {
+            return Err(Error::user(format!(
+                "ingest.ocr_languages must be Tesseract language codes joined by '+' (e.g. \"eng+deu\"), got {:?} ({origin})",
+                self.ocr_languages
+            )));
+        }
+        if !(50..=1200).contains(&self.ocr_dpi) {
+            return Err(Error::user(format!(
+                "ingest.ocr_dpi must be between 50 and 1200, got {} ({origin})",
+                self.ocr_dpi
+            )));
         }
         if let Some(key) = self.metadata.keys().find(|k| !valid_meta_key(k)) {
             return Err(Error::user(format!(

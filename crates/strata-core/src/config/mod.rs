@@ -28,7 +28,7 @@ mod search;
 mod serve;
 mod store;
 
-pub use chunk::{valid_meta_key, ChunkConfig, IngestConfig, TokenizerConfig};
+pub use chunk::{valid_meta_key, ChunkConfig, IngestConfig, OcrMode, TokenizerConfig};
 pub use context::{ContextConfig, ContextKind, CONTEXT_KINDS};
 pub use dense::{AuthHeader, DenseConfig, DenseHttpConfig, DensePrecision, DenseProvider};
 pub use models::{ChatConfig, Price, CHAT_PROVIDERS};
@@ -108,6 +108,9 @@ impl Config {
         set(get, "STRATA_INGEST_MAX_FILE_BYTES", &mut self.ingest.max_file_bytes, number)?;
         set(get, "STRATA_INGEST_MAX_SECTIONS", &mut self.ingest.max_sections, number)?;
         set(get, "STRATA_INGEST_COMMIT_EVERY", &mut self.ingest.commit_every, number)?;
+        set(get, "STRATA_INGEST_OCR", &mut self.ingest.ocr, named)?;
+        set(get, "STRATA_INGEST_OCR_LANGUAGES", &mut self.ingest.ocr_languages, text)?;
+        set(get, "STRATA_INGEST_OCR_DPI", &mut self.ingest.ocr_dpi, number)?;
         set(get, "STRATA_SEARCH_K", &mut self.search.k, number)?;
         set(get, "STRATA_SEARCH_MODE", &mut self.search.mode, named)?;
         set(get, "STRATA_DENSE_ENABLED", &mut self.dense.enabled, flag)?;
@@ -197,7 +200,8 @@ mod tests {
     /// value, every name and the file.
     #[test]
     fn enum_keys_in_toml_take_their_names_only() {
-        let keys: [(&str, &str, &[&str]); 10] = [
+        let keys: [(&str, &str, &[&str]); 11] = [
+            ("ingest", "ocr", OcrMode::NAMES),
             ("search", "mode", MODES),
             ("search", "order", ORDERS),
             ("search", "fusion", FUSIONS),

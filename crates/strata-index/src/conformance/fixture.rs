@@ -275,6 +275,8 @@ impl RecordBuilder {
                         .map(|(i, _)| i as u32)
                         .collect(),
                     context: None,
+                    ocr: false,
+                    ocr_confidence: None,
                 }
             })
             .collect();
@@ -289,7 +291,7 @@ impl RecordBuilder {
                 mtime: Some(1_700_000_000),
             },
             title,
-            pages: vec![Page { number: 1, label: None, span: Span::new(0, end) }],
+            pages: vec![Page { number: 1, label: None, span: Span::new(0, end), ocr: None }],
             blocks,
             tree,
             metadata,

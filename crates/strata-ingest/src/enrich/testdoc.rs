@@ -36,7 +36,7 @@ pub(crate) fn doc(text: &str, headings: &[(u32, &str)]) -> Document {
 /// A document from a reader's output.
 pub(crate) fn from_parsed(name: &str, format: Format, parsed: Parsed) -> Document {
     let len = parsed.text.len();
-    let pages = vec![Page { number: 1, label: None, span: Span::new(0, len) }];
+    let pages = vec![Page { number: 1, label: None, span: Span::new(0, len), ocr: None }];
     let title = parsed.title.clone().unwrap_or_else(|| name.to_string());
     let tree = build_tree(&title, len, &parsed.headings, &pages);
     Document {
@@ -77,6 +77,8 @@ pub(crate) fn chunk(doc: &Document, span: Span, ordinal: u32) -> Chunk {
         uses: vec![],
         references: vec![],
         context: None,
+        ocr: false,
+        ocr_confidence: None,
     }
 }
 

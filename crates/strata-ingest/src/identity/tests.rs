@@ -26,7 +26,7 @@ Johnson & Johnson (NYSE: JNJ) today announced sales of $23.7 billion for the fou
 ";
 
 fn one_page(text: &str) -> Vec<Page> {
-    vec![Page { number: 1, label: None, span: Span::new(0, text.len()) }]
+    vec![Page { number: 1, label: None, span: Span::new(0, text.len()), ocr: None }]
 }
 
 #[test]
@@ -106,6 +106,7 @@ fn only_the_first_pages_are_read() {
             number: i + 1,
             label: None,
             span: Span::new(i as usize * quarter, (i as usize + 1) * quarter),
+            ocr: None,
         })
         .collect();
     assert!(identify(&text, &pages).issuer.is_empty());

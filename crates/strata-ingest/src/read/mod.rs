@@ -55,6 +55,9 @@ pub struct Parsed {
     pub metadata: BTreeMap<String, serde_json::Value>,
     /// Non-fatal problems.
     pub warnings: Vec<String>,
+    /// Pages read by OCR: one entry per page, the mean word confidence (0–100) of each
+    /// OCR'd page, `None` for the others; empty when no page was OCR'd.
+    pub ocr: Vec<Option<f32>>,
 }
 
 impl Parsed {
@@ -136,11 +139,15 @@ pub enum ReadError {
     },
     /// A PDF whose pages carry no text (scanned images): a warning for that file, not a
     /// failure of the ingest.
-    #[error("no text layer on any of its {pages} pages (a scan?); OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) and re-ingest")]
+    #[error("no text layer on any of its {pages} pages (a scan?); install Tesseract (`apt-get install tesseract-ocr poppler-utils`) and strata OCRs it with [ingest] ocr = \"auto\" (the default), or OCR it first (e.g. `ocrmypdf in.pdf out.pdf`), and re-ingest")]
     NoTextLayer {
         /// Pages in the file.
         pages: usize,
     },
+    /// OCR was asked for (`[ingest] ocr = "force"`) and cannot run; the message says what
+    /// to install.
+    #[error("OCR cannot run: {0}")]
+    OcrUnavailable(String),
     /// The extension is not one strata reads.
     #[error(
         "unsupported file type {0:?}; this build reads .md, .markdown, .html, .htm, .xhtml, .txt, .text, .pdf and .docx"
@@ -160,14 +167,22 @@ pub trait Reader: Send + Sync {
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError>;
 }
 
-/// The reader for a format, when this build has one.
+/// The reader for a format, PDF pages OCR'd as `ocr` says, when this build has one.
+pub fn reader_with(format: Format, ocr: &pdf::ocr::OcrOptions) -> Option<Box<dyn Reader>> {
+    match format {
+        Format::Pdf => Some(Box::new(pdf::PdfReader::with_ocr(ocr.clone()))),
+        other => reader_for(other),
+    }
+}
+
+/// The reader for a format, when this build has one (PDF without OCR).
 pub fn reader_for(format: Format) -> Option<Box<dyn Reader>> {
     match format {
         Format::Markdown => Some(Box::new(markdown::MarkdownReader)),
         Format::Html => Some(Box::new(html::HtmlReader)),
         Format::Text => Some(Box::new(text::TextReader)),
         Format::Docx => Some(Box::new(docx::DocxReader)),
-        Format::Pdf => Some(Box::new(pdf::PdfReader)),
+        Format::Pdf => Some(Box::new(pdf::PdfReader::default())),
         _ => None,
     }
 }

@@ -239,7 +239,18 @@ mod tests {
 
     fn line(text: &str, x0: f32) -> Line {
         let cells = vec![layout::Cell { x0, start: 0, end: text.len() }];
-        Line { text: text.into(), y: 0.0, x0, size: 10.0, bold: false, font: 0, column: 0, cells, row: None }
+        Line {
+            text: text.into(),
+            y: 0.0,
+            x0,
+            size: 10.0,
+            bold: false,
+            lead_bold: false,
+            font: 0,
+            column: 0,
+            cells,
+            row: None,
+        }
     }
 
     #[test]

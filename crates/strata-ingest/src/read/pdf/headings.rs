@@ -2,10 +2,10 @@
 //!
 //! A paragraph's first line is a heading when:
 //!
-//! - it is **numbered** (`1.`, `1.2`, `2.3.4`, `Appendix A`, `SEC. 101.`, `Chapter 3`), the
+//! - it is **numbered** (`1.`, `1.2`, `2.3.4`, `Appendix A`, `Appendix B—Gaps`, `B.4.5`, `SEC. 101.`, `Chapter 3`), the
 //!   title after the number starts with a capital or a digit, the line is short and does not
-//!   read as a sentence, and its font says heading: larger than the body text, bold, or in
-//!   capitals. The level is the depth of the number (`3.1.7` is level 3; appendices and
+//!   read as a sentence, and its font says heading: larger than the body text, bold (or, for
+//!   a heading run into its paragraph, its first word bold), or in capitals. The level is the depth of the number (`3.1.7` is level 3; appendices and
 //!   chapters are level 1);
 //! - or it is **unnumbered** but set at least [`BIG`] times the body size, short, and alone
 //!   in its paragraph; its level comes after the numbered ones' (sizes ranked). In a
@@ -41,7 +41,7 @@ fn numbered() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?:(?P<kw>Appendix|APPENDIX|Annex|ANNEX|Chapter|CHAPTER|Part|PART)\s+(?P<kn>[A-Z]|[0-9]+|[IVX]+)\b[.:]?|(?:SEC\.|Sec\.|§)\s*(?P<sec>[0-9]+[A-Za-z]?)\.|(?P<num>[0-9]{1,2}(?:\.[0-9]{1,3}){0,5})\.?)(?:\s+|$)(?P<title>.*)$",
+            r"^(?:(?P<kw>Appendix|APPENDIX|Annex|ANNEX|Chapter|CHAPTER|Part|PART)\s+(?P<kn>[A-Z]|[0-9]+|[IVX]+)\b[.:]?|(?:SEC\.|Sec\.|§)\s*(?P<sec>[0-9]+[A-Za-z]?)\.|(?P<num>[0-9]{1,2}(?:\.[0-9]{1,3}){0,5})\.?|(?P<app>[A-Z](?:\.[0-9]{1,3}){1,5})\.?)(?:\s*[—–]\s*|\s+|$)(?P<title>.*)$",
         )
         .unwrap()
     })
@@ -53,10 +53,13 @@ fn classify(line: &str) -> Option<Option<u32>> {
     let title = c.name("title").map_or("", |m| m.as_str()).trim();
     let level = if c.name("kw").is_some() || c.name("sec").is_some() {
         1
+    } else if let Some(app) = c.name("app") {
+        // `B.4.5`: an appendix's section, below the appendix's own level.
+        app.as_str().split('.').count() as u32
     } else {
         c.name("num").map_or(1, |m| m.as_str().split('.').count() as u32)
     };
-    if c.name("num").is_some() {
+    if c.name("num").is_some() || c.name("app").is_some() {
         let first = title.chars().next()?;
         if !(first.is_uppercase() || first.is_ascii_digit()) || tabular(title) {
             return None;
@@ -168,8 +171,12 @@ pub(crate) fn recover(text: &PageText) -> Vec<Recovered> {
         if line.chars().count() > MAX_CHARS || !line.chars().any(char::is_alphabetic) || sentence_like(line) {
             continue;
         }
-        let font =
-            first.size >= LARGER * body || first.bold || capitals(line) || first.font != text.body_font;
+        let run_in_bold = first.lead_bold && run_in(text.line_text(first)).is_some();
+        let font = first.size >= LARGER * body
+            || first.bold
+            || run_in_bold
+            || capitals(line)
+            || first.font != text.body_font;
         let form = form::classify(line).filter(|_| font || lines.len() == 1);
         let heading = form.map(|f| Some(f.level())).or_else(|| classify(line).filter(|_| font));
         match heading {

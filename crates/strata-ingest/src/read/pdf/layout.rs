@@ -47,6 +47,9 @@ pub struct Line {
     pub size: f32,
     /// Most of its glyphs are bold.
     pub bold: bool,
+    /// A glyph among its first [`LEAD_CHARS`] characters is bold: a heading run into its
+    /// paragraph (`1.1. Driving Factors. There are …`, the number set regular or bold).
+    pub lead_bold: bool,
     /// The font of most of its glyphs.
     pub font: u32,
     /// Which column it was read from (0 left or single, 1 right, 2 crossing the gutter).
@@ -57,6 +60,10 @@ pub struct Line {
     /// The table row this line is, once `tables` has found its table.
     pub row: Option<Row>,
 }
+
+/// The characters at the start of a line where a bold glyph makes it `lead_bold`: a section
+/// number and the title's first letters.
+const LEAD_CHARS: usize = 8;
 
 /// Gaps of this many em or more separate the cells of a line.
 const CELL_GAP: f32 = 1.0;
@@ -90,6 +97,8 @@ struct Segment {
     size: f32,
     bold_chars: usize,
     chars: usize,
+    /// A glyph among its first [`LEAD_CHARS`] characters is bold.
+    lead_bold: bool,
     /// Characters per font.
     fonts: Vec<(u32, usize)>,
 }
@@ -104,6 +113,7 @@ impl Segment {
             size: g.size,
             bold_chars: 0,
             chars: 0,
+            lead_bold: false,
             fonts: Vec::new(),
         };
         s.push(g);
@@ -114,6 +124,7 @@ impl Segment {
         self.x1 = self.x1.max(g.x1).max(g.x0);
         self.size = self.size.max(g.size);
         let n = g.text.chars().filter(|c| !c.is_whitespace()).count();
+        self.lead_bold |= g.bold && n > 0 && self.chars < LEAD_CHARS;
         self.chars += n;
         if g.bold {
             self.bold_chars += n;
@@ -285,6 +296,7 @@ fn to_lines(mut segments: Vec<Segment>, column: u8) -> Vec<Line> {
                 x0: g[0].x0,
                 size: g.iter().map(|s| s.size).fold(0.0, f32::max),
                 bold: chars > 0 && bold * 2 > chars,
+                lead_bold: g[0].lead_bold,
                 font: fonts.iter().max_by_key(|f| f.1).map_or(0, |f| f.0),
                 column,
                 cells,

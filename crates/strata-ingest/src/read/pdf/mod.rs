@@ -39,6 +39,7 @@ mod headings;
 mod labels;
 mod layout;
 mod nest;
+pub mod ocr;
 mod outline;
 mod page_text;
 mod tables;
@@ -53,9 +54,18 @@ use super::{Parsed, ReadError, Reader};
 /// Most bytes one page's content streams may inflate to.
 const MAX_PAGE_CONTENT: usize = 64 << 20;
 
-/// Reads PDF files.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PdfReader;
+/// Reads PDF files; pages without a text layer are OCR'd as [`ocr::OcrOptions`] say.
+#[derive(Debug, Clone, Default)]
+pub struct PdfReader {
+    ocr: ocr::OcrOptions,
+}
+
+impl PdfReader {
+    /// A reader that OCRs as `options` say (the default reader does not OCR).
+    pub fn with_ocr(options: ocr::OcrOptions) -> PdfReader {
+        PdfReader { ocr: options }
+    }
+}
 
 impl Reader for PdfReader {
     fn format(&self) -> Format {
@@ -71,7 +81,7 @@ impl Reader for PdfReader {
             ));
         }
         // lopdf is defensive, but a parser bug on a hostile file must cost that file only.
-        catch_unwind(AssertUnwindSafe(|| read_pdf(bytes))).unwrap_or_else(|_| {
+        catch_unwind(AssertUnwindSafe(|| read_pdf(bytes, &self.ocr))).unwrap_or_else(|_| {
             Err(ReadError::Malformed(
                 "the PDF parser failed on this file (it may be damaged); repair it, e.g. with `qpdf in.pdf out.pdf`, and re-ingest"
                     .to_string(),
@@ -88,7 +98,7 @@ pub(crate) struct PageLines {
     pub height: f32,
 }
 
-fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
+fn read_pdf(bytes: &[u8], ocr: &ocr::OcrOptions) -> Result<Parsed, ReadError> {
     let doc = Document::load_mem(bytes).map_err(load_error)?;
     if doc.is_encrypted() {
         return Err(encrypted());
@@ -98,31 +108,16 @@ fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
         return Err(ReadError::Malformed("the PDF has no pages".to_string()));
     }
     let mut warnings = Vec::new();
-    let mut interpreter = content::Interpreter::new(&doc);
-    let mut laid: Vec<PageLines> = Vec::with_capacity(pages.len());
-    let mut rotated = 0;
-    for (&number, &id) in &pages {
-        let content = match doc.get_page_content_with_limit(id, MAX_PAGE_CONTENT) {
-            Ok(c) => c,
-            Err(e) => {
-                warnings.push(format!(
-                    "page {number}: its content could not be read ({e}); the page is left empty"
-                ));
-                Vec::new()
-            }
-        };
-        let (to_display, height) = page_space(&doc, id);
-        let glyphs = interpreter.page(id, &content, to_display);
-        let (lines, r) = layout::lines(&glyphs);
-        rotated += r;
-        laid.push(PageLines { lines, height });
-    }
-    warnings.append(&mut interpreter.warnings);
+    let (mut laid, scans) = lay_out(&doc, &pages, ocr.mode, &mut warnings);
+    let confidence = read_scans(bytes, &mut laid, &scans, ocr, &mut warnings)?;
     if laid.iter().all(|p| p.lines.is_empty()) {
+        if confidence.iter().any(Option::is_some) {
+            return Err(ReadError::Malformed(format!(
+                "OCR found no text on any of its {} pages; check that they hold text, or set [ingest] ocr_languages to their language",
+                pages.len()
+            )));
+        }
         return Err(ReadError::NoTextLayer { pages: pages.len() });
-    }
-    if rotated > 0 {
-        tracing::debug!(rotated, "rotated glyphs (margin text) left out");
     }
     let printed = furniture::strip(&mut laid);
     let outline = outline::entries(&doc, &pages);
@@ -157,8 +152,101 @@ fn read_pdf(bytes: &[u8]) -> Result<Parsed, ReadError> {
         title,
         metadata: Default::default(),
         warnings,
+        ocr: if confidence.iter().any(Option::is_some) { confidence } else { Vec::new() },
     };
     Ok(parsed)
+}
+
+/// Each page's lines from its content streams, one page's glyphs in memory at a time, and
+/// the pages (0-based) to OCR: those without a text layer with `auto`, all with `force`
+/// (left empty here).
+fn lay_out(
+    doc: &Document,
+    pages: &std::collections::BTreeMap<u32, lopdf::ObjectId>,
+    mode: ocr::OcrMode,
+    warnings: &mut Vec<String>,
+) -> (Vec<PageLines>, Vec<usize>) {
+    let mut interpreter = content::Interpreter::new(doc);
+    let (mut laid, mut scans) = (Vec::with_capacity(pages.len()), Vec::new());
+    let mut rotated = 0;
+    for (i, (&number, &id)) in pages.iter().enumerate() {
+        let content = match doc.get_page_content_with_limit(id, MAX_PAGE_CONTENT) {
+            Ok(c) => c,
+            Err(e) => {
+                warnings.push(format!(
+                    "page {number}: its content could not be read ({e}); the page is left empty"
+                ));
+                Vec::new()
+            }
+        };
+        let (to_display, height) = page_space(doc, id);
+        let glyphs = interpreter.page(id, &content, to_display);
+        let scanned = glyphs.iter().all(|g| g.rotated || g.text.trim().is_empty());
+        let ocr_it = match mode {
+            ocr::OcrMode::Force => true,
+            ocr::OcrMode::Auto => scanned,
+            ocr::OcrMode::Off => false,
+        };
+        if ocr_it {
+            scans.push(i);
+            laid.push(PageLines { lines: Vec::new(), height });
+        } else {
+            let (lines, r) = layout::lines(&glyphs);
+            rotated += r;
+            laid.push(PageLines { lines, height });
+        }
+    }
+    warnings.append(&mut interpreter.warnings);
+    if rotated > 0 {
+        tracing::debug!(rotated, "rotated glyphs (margin text) left out");
+    }
+    (laid, scans)
+}
+
+/// OCRs the pages `scans` (0-based) and lays out their words; returns each page's mean word
+/// confidence, `None` for a page not OCR'd. A page OCR cannot read is a warning and stays
+/// empty; OCR that cannot run is an error with `force` and, with `auto`, a warning naming
+/// the pages left empty.
+fn read_scans(
+    bytes: &[u8],
+    laid: &mut [PageLines],
+    scans: &[usize],
+    options: &ocr::OcrOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Option<f32>>, ReadError> {
+    let mut confidence = vec![None; laid.len()];
+    if scans.is_empty() {
+        return Ok(confidence);
+    }
+    let requests: Vec<ocr::Request> =
+        scans.iter().map(|&i| ocr::Request { number: i as u32 + 1, height: laid[i].height }).collect();
+    let results = match ocr::recognize(bytes, &requests, options) {
+        Ok(r) => r,
+        Err(why) if options.mode == ocr::OcrMode::Force => return Err(ReadError::OcrUnavailable(why)),
+        Err(why) => {
+            if scans.len() < laid.len() {
+                warnings.push(format!("{} without a text layer left empty: {why}", page_list(scans)));
+            }
+            return Ok(confidence);
+        }
+    };
+    for (&i, result) in scans.iter().zip(results) {
+        match result {
+            Ok(page) => {
+                laid[i].lines = layout::lines(&page.glyphs).0;
+                confidence[i] = Some(page.confidence);
+            }
+            Err(why) => warnings
+                .push(format!("page {}: OCR could not read it ({why}); the page is left empty", i + 1)),
+        }
+    }
+    Ok(confidence)
+}
+
+/// `page 3` or `pages 3, 7, 9`, of 0-based indexes.
+fn page_list(pages: &[usize]) -> String {
+    let numbers: Vec<String> = pages.iter().map(|i| (i + 1).to_string()).collect();
+    format!("page{} {}", if pages.len() == 1 { "" } else { "s" }, numbers.join(", "))
 }
 
 fn load_error(e: lopdf::Error) -> ReadError {

@@ -29,6 +29,8 @@ pub(crate) struct LineRef {
     pub page: usize,
     pub size: f32,
     pub bold: bool,
+    /// It starts bold (see [`super::layout::Line::lead_bold`]).
+    pub lead_bold: bool,
     pub font: u32,
     /// Index of its paragraph in [`PageText::paragraphs`].
     pub paragraph: usize,
@@ -132,6 +134,7 @@ pub(crate) fn assemble(pages: &[PageLines]) -> PageText {
                 page,
                 size: line.size,
                 bold: line.bold,
+                lead_bold: line.lead_bold,
                 font: line.font,
                 paragraph,
                 table: line.row.is_some(),

@@ -341,7 +341,18 @@ mod tests {
             text.push_str(t);
             cells.push(LineCell { x0: *x0, start, end: text.len() });
         }
-        Line { text, y, x0: parts[0].0, size: 10.0, bold: false, font: 0, column: 0, cells, row: None }
+        Line {
+            text,
+            y,
+            x0: parts[0].0,
+            size: 10.0,
+            bold: false,
+            lead_bold: false,
+            font: 0,
+            column: 0,
+            cells,
+            row: None,
+        }
     }
 
     fn statement() -> Vec<Line> {

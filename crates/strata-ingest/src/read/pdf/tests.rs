@@ -91,7 +91,7 @@ fn encrypt(doc: &mut Document, user_password: &str) {
 }
 
 fn read(bytes: &[u8]) -> Result<crate::read::Parsed, ReadError> {
-    PdfReader.read(bytes)
+    PdfReader::default().read(bytes)
 }
 
 #[test]
@@ -393,4 +393,46 @@ fn files_encrypted_with_an_empty_user_password_are_read() {
     encrypt(&mut doc, "");
     let parsed = read(&bytes(doc)).unwrap();
     assert_eq!(parsed.text, "Owner-locked but readable.\n");
+}
+
+/// Whether OCR can run here; under `STRATA_REQUIRE_OCR=1` its absence fails the test.
+fn ocr_ready() -> bool {
+    match super::ocr::unavailable("eng") {
+        None => true,
+        Some(why) if std::env::var("STRATA_REQUIRE_OCR").is_ok_and(|v| v == "1") => panic!("{why}"),
+        Some(why) => {
+            eprintln!("skipping: {why}");
+            false
+        }
+    }
+}
+
+#[test]
+fn force_ocr_reads_digital_pages_from_their_image() {
+    if !ocr_ready() {
+        return;
+    }
+    let page = lines(72.0, 700.0, &["Scanned contracts are common.", "Signed exhibits too."]);
+    let options = super::ocr::OcrOptions { mode: super::ocr::OcrMode::Force, ..Default::default() };
+    let parsed = PdfReader::with_ocr(options).read(&bytes(pdf(&[page]))).unwrap();
+    assert_eq!(
+        parsed.text.split_whitespace().collect::<Vec<_>>().join(" "),
+        "Scanned contracts are common. Signed exhibits too."
+    );
+    assert!(parsed.ocr.len() == 1 && parsed.ocr[0].is_some_and(|c| c > 80.0), "{:?}", parsed.ocr);
+}
+
+#[test]
+fn a_page_ocr_cannot_render_is_an_error_for_that_page_only() {
+    if !ocr_ready() {
+        return;
+    }
+    let file = bytes(pdf(&[lines(72.0, 700.0, &["One page."])]));
+    let requests =
+        [super::ocr::Request { number: 1, height: 792.0 }, super::ocr::Request { number: 7, height: 792.0 }];
+    let options = super::ocr::OcrOptions { mode: super::ocr::OcrMode::Auto, ..Default::default() };
+    let results = super::ocr::recognize(&file, &requests, &options).unwrap();
+    assert!(results[0].as_ref().is_ok_and(|p| !p.glyphs.is_empty()), "page 1 is read");
+    let err = results[1].as_ref().unwrap_err();
+    assert!(err.contains("pdftoppm"), "{err}");
 }

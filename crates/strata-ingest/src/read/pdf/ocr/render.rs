@@ -1,0 +1,112 @@
+//! Pages to gray images, with poppler's `pdftoppm`.
+//!
+//! Chosen by measurement (`bench/results/ocr.md`): rendering a page at 300 dpi takes
+//! poppler a few hundredths of a second, a hundredth of what Tesseract then spends on it, so
+//! the renderer is not what OCR waits on; `pdftoppm` is a Debian package (`poppler-utils`)
+//! next to `tesseract-ocr`, needs no library bound at build time, and a crash on a hostile
+//! page costs that page only, in another process. It writes one page at a time to a pipe
+//! as 8-bit gray PGM, so memory holds one page image per OCR worker (8.4 MB for a Letter
+//! page at 300 dpi).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::tesseract::Gray;
+
+/// The program.
+const PDFTOPPM: &str = "pdftoppm";
+
+/// The PDF's bytes in a temporary file, for `pdftoppm`, removed when dropped.
+pub(crate) struct Source {
+    path: PathBuf,
+}
+
+impl Source {
+    /// Writes `bytes` to a new file in the temporary folder.
+    pub fn write(bytes: &[u8]) -> std::io::Result<Source> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name =
+            format!("strata-ocr-{}-{n}-{}.pdf", std::process::id(), &blake3::hash(bytes).to_hex()[..16]);
+        let path = std::env::temp_dir().join(name);
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?;
+        let source = Source { path };
+        file.write_all(bytes)?;
+        Ok(source)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Source {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Whether `pdftoppm` runs here.
+pub(crate) fn available() -> bool {
+    Command::new(PDFTOPPM).arg("-v").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
+}
+
+/// Renders page `number` (1-based, in document order) of `pdf` at `dpi`, as displayed
+/// (crop box, rotation), in 8-bit gray; the error says what went wrong.
+pub(crate) fn page(pdf: &Path, number: u32, dpi: u32) -> Result<Gray, String> {
+    let n = number.to_string();
+    let out = Command::new(PDFTOPPM)
+        .args(["-gray", "-r", &dpi.to_string(), "-f", &n, "-l", &n])
+        .arg(pdf)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("pdftoppm could not run ({e})"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("pdftoppm failed ({}): {}", out.status, err.trim()));
+    }
+    pgm(&out.stdout).ok_or_else(|| "pdftoppm wrote no image".to_string())
+}
+
+/// Parses a binary 8-bit PGM (`P5`).
+fn pgm(bytes: &[u8]) -> Option<Gray> {
+    let mut fields = Vec::with_capacity(4);
+    let mut at = 0;
+    while fields.len() < 4 {
+        while bytes.get(at)?.is_ascii_whitespace() {
+            at += 1;
+        }
+        if bytes[at] == b'#' {
+            while *bytes.get(at)? != b'\n' {
+                at += 1;
+            }
+            continue;
+        }
+        let start = at;
+        while !bytes.get(at)?.is_ascii_whitespace() {
+            at += 1;
+        }
+        fields.push(std::str::from_utf8(&bytes[start..at]).ok()?);
+    }
+    at += 1; // the single whitespace byte before the raster
+    let (width, height): (usize, usize) = (fields[1].parse().ok()?, fields[2].parse().ok()?);
+    if fields[0] != "P5" || fields[3] != "255" || bytes.len() < at + width.checked_mul(height)? {
+        return None;
+    }
+    Some(Gray { width, height, pixels: bytes[at..at + width * height].to_vec() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgm_header_with_comment_is_read() {
+        let g = pgm(b"P5\n# made here\n3 2\n255\n\x00\x01\x02\x03\x04\x05").unwrap();
+        assert_eq!((g.width, g.height, g.pixels), (3, 2, vec![0, 1, 2, 3, 4, 5]));
+        assert!(pgm(b"P5\n3 2\n255\n\x00\x01").is_none(), "a short raster is refused");
+        assert!(pgm(b"P6\n1 1\n255\n\x00\x00\x00").is_none(), "colour is refused");
+    }
+}
