@@ -122,6 +122,9 @@ pub fn ingest(s: &Summary) {
         "{} files: {} ingested, {} unchanged, {} failed; {} chunks in {:.2}s",
         s.files, s.ingested, s.unchanged, s.failed, s.chunks, s.seconds
     );
+    if !s.ocr.is_empty() {
+        println!("scanned pages: {} OCR'd, {} read from the index's OCR cache", s.ocr.read, s.ocr.cached);
+    }
     let c = &s.contexts;
     if let (Some(id), true) = (&s.context, c.usage.calls > 0 || c.cached > 0 || c.fallbacks > 0) {
         println!(

@@ -165,3 +165,28 @@ fn scanned_copy_hits_cite_the_page_their_text_is_on_by_its_printed_number() {
     let context = out["context"]["text"].as_str().unwrap();
     assert!(context.contains("› B.4.5 Attacker Response to ZTA, p. 49]"), "{context}");
 }
+
+/// A re-ingest (`--force`, or the file removed and ingested again under another name) reads
+/// its scanned pages from the index's OCR cache; only a page never seen is OCR'd.
+#[test]
+fn a_re_ingest_reads_scanned_pages_from_the_ocr_cache() {
+    let Some(dir) = corpus() else { return };
+    if !ocr_ready() {
+        return;
+    }
+    let source = dir.join("pdf/aosa-bash-chapter-no-outline.pdf");
+    let ing = ingest("scan.pdf", &scan::image_only(&source, 1..=3, 150));
+    let file = ing.index.parent().unwrap().join("scan.pdf");
+    let first = json(&ing.index, &["read", "scan", "--pages", "1-3"]);
+
+    let again = json(&ing.index, &["ingest", "--force", file.to_str().unwrap()]);
+    assert_eq!(again["ocr"], serde_json::json!({ "read": 0, "cached": 3 }), "{again:#}");
+    assert_eq!(json(&ing.index, &["read", "scan", "--pages", "1-3"])["pages"], first["pages"]);
+
+    // Removed, then pages 2 to 4 under another name: only page 4 is new.
+    json(&ing.index, &["remove", "scan"]);
+    let other = ing.index.parent().unwrap().join("other.pdf");
+    std::fs::write(&other, scan::image_only(&source, 2..=4, 150)).unwrap();
+    let summary = json(&ing.index, &["ingest", other.to_str().unwrap()]);
+    assert_eq!(summary["ocr"], serde_json::json!({ "read": 1, "cached": 2 }), "{summary:#}");
+}

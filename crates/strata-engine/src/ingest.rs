@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -34,6 +34,8 @@ use strata_ingest::context::{self, ContextCache};
 use strata_ingest::pipeline::{Ingested, Pipeline};
 use strata_providers::choose::Chosen;
 
+use crate::ocr_cache::OcrCache;
+pub use crate::ocr_cache::OcrTally;
 use crate::progress::{Observer, Progress};
 pub use crate::record::ContextTally;
 use crate::record::{ContextSink, Embedded, RecordStep};
@@ -87,6 +89,9 @@ pub struct Summary {
     pub context: Option<String>,
     /// How the chunks got their contexts.
     pub contexts: ContextTally,
+    /// How scanned pages were read: OCR'd, or read from the index's cache.
+    #[serde(skip_serializing_if = "OcrTally::is_empty")]
+    pub ocr: OcrTally,
     /// Seconds.
     pub seconds: f64,
     /// Per file.
@@ -215,6 +220,11 @@ pub fn run_reporting(
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
     let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
     let store = open_for_ingest(config, location, &pipeline)?;
+    let ocr_cache = Arc::new(OcrCache::new(location));
+    let pipeline = match pipeline.ocrs() {
+        true => pipeline.with_ocr_cache(ocr_cache.clone()),
+        false => pipeline,
+    };
     let stored = store.documents()?;
     let known: HashMap<DocId, String> =
         stored.iter().map(|d| (d.id.clone(), d.content_hash.clone())).collect();
@@ -240,6 +250,7 @@ pub fn run_reporting(
         // with the same id is refused rather than allowed to replace the first.
         owners: stored.into_iter().map(|d| (d.id, d.path)).collect(),
         store,
+        ocr_cache: &ocr_cache,
         step,
         queue: Vec::new(),
         queued_chunks: 0,
@@ -262,6 +273,7 @@ pub fn run_reporting(
         rx.into_iter().try_for_each(|work| writer.take(work))
     })?;
     let mut summary = writer.finish()?;
+    summary.ocr = ocr_cache.tally();
     if let Some(llm) = chosen.llm() {
         summary.contexts.finish(llm);
     }
@@ -313,6 +325,7 @@ impl Summary {
             truncated: 0,
             context: chosen.get().map(|c| c.id().to_string()),
             contexts: ContextTally::default(),
+            ocr: OcrTally::default(),
             seconds: 0.0,
             outcomes: Vec::new(),
         }
@@ -369,6 +382,8 @@ struct Writer<'a> {
     outcomes: Vec<FileOutcome>,
     owners: HashMap<DocId, String>,
     store: Box<dyn StoreWrite>,
+    /// Pages OCR'd in this ingest, staged with each commit.
+    ocr_cache: &'a OcrCache,
     step: RecordStep<'a>,
     /// Documents waiting to be embedded together, with their contexts' outcome.
     queue: Vec<(PathBuf, Box<Ingested>, Result<context::Situation>)>,
@@ -511,18 +526,24 @@ impl Writer<'_> {
         self.written += 1;
         self.since_commit += 1;
         if self.since_commit >= self.commit_every {
-            self.store.commit()?;
+            self.commit()?;
             (self.on_commit)();
             self.since_commit = 0;
         }
         Ok(())
     }
 
+    /// Commits what is staged, with the pages OCR'd since the last commit.
+    fn commit(&mut self) -> Result<()> {
+        self.ocr_cache.stage(self.store.as_mut())?;
+        self.store.commit()
+    }
+
     /// The last commit, and the summary.
     fn finish(mut self) -> Result<Summary> {
         self.flush()?;
         if self.written > 0 {
-            self.store.commit()?;
+            self.commit()?;
             drop(self.store);
             (self.on_commit)();
         }

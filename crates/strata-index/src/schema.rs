@@ -15,8 +15,9 @@
 //! [`strata_core::SectionProfile`] (lead and children's titles in `section_text`, heading
 //! path in `section_heading`), its number key in `numbers` |
 //!
-//! | `context` | cached chunk context | the context text; `chunk_id` holds its cache key
-//! (`strata_ingest::context::cache_key`), no `doc_id`, so it outlives its document |
+//! | `context` | cached chunk context, or OCR'd page | the context text (a page's glyphs as
+//! JSON); `chunk_id` holds its cache key (`strata_ingest::context::cache_key`, or the OCR
+//! page key), no `doc_id`, so it outlives its document |
 //!
 //! Sections have BM25 fields of their own, so that their statistics (document frequencies,
 //! average lengths) never change how chunks score. Format 1 indexes, made before sections

@@ -269,7 +269,8 @@ pub trait StoreRead: Send + Sync {
 
     /// Chunk contexts a language model wrote earlier, by cache key
     /// (`strata_ingest::context::cache_key`: document hash, chunk text, model, prompt
-    /// version); keys not cached are absent.
+    /// version), and pages OCR'd earlier, by page key (`strata_ingest::read::pdf::ocr`:
+    /// what the page draws and the OCR settings); keys not cached are absent.
     fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>>;
 }
 
@@ -285,7 +286,7 @@ pub trait StoreWrite: StoreRead {
     /// false when the id is neither.
     fn remove(&mut self, id: &DocId) -> Result<bool>;
 
-    /// Stages chunk contexts for the cache, by key. They are committed with the next
+    /// Stages chunk contexts (or OCR'd pages) for the cache, by key. They are committed with the next
     /// [`StoreWrite::commit`] and are not removed with documents: the same text under
     /// another path, or ingested again after a removal, finds them.
     fn cache_contexts(&mut self, entries: &[(String, String)]) -> Result<()>;

@@ -13,7 +13,7 @@ use strata_core::{
 use crate::chunk::Chunker;
 use crate::enrich::{enrich, Enrichment};
 use crate::identity::{identify, title_is_placeholder};
-use crate::read::pdf::ocr::OcrOptions;
+use crate::read::pdf::ocr::{OcrOptions, PageCache};
 use crate::read::{reader_with, ReadError};
 use crate::tokenize::{self, Tokenizer};
 use crate::tree::{build_tree, keep_headings};
@@ -28,6 +28,7 @@ pub struct Pipeline {
     max_sections: usize,
     metadata: BTreeMap<String, String>,
     ocr: OcrOptions,
+    ocr_cache: Option<Arc<dyn PageCache>>,
 }
 
 impl Pipeline {
@@ -45,7 +46,20 @@ impl Pipeline {
             max_sections: config.ingest.max_sections,
             metadata: config.ingest.metadata.clone(),
             ocr: OcrOptions::from_config(&config.ingest),
+            ocr_cache: None,
         }
+    }
+
+    /// This pipeline, reading the pages it OCRs from `cache` when they are there and putting
+    /// them there when not.
+    pub fn with_ocr_cache(mut self, cache: Arc<dyn PageCache>) -> Pipeline {
+        self.ocr_cache = Some(cache);
+        self
+    }
+
+    /// Whether PDF pages may be OCR'd (`[ingest] ocr` is not `off`).
+    pub fn ocrs(&self) -> bool {
+        self.ocr.mode != crate::read::pdf::ocr::OcrMode::Off
     }
 
     /// The tokenizer in use.
@@ -105,7 +119,7 @@ impl Pipeline {
     #[tracing::instrument(name = "read", skip_all, fields(path = %source.path, bytes = bytes.len()))]
     pub fn read_bytes(&self, source: Source, bytes: &[u8]) -> Result<Document> {
         let path = source.path.clone();
-        let reader = reader_with(source.format, &self.ocr).ok_or_else(|| {
+        let reader = reader_with(source.format, &self.ocr, self.ocr_cache.as_ref()).ok_or_else(|| {
             Error::read(&path, format!("{} files are not supported by this build yet", source.format.name()))
         })?;
         let parsed = catch_unwind(AssertUnwindSafe(|| reader.read(bytes)))

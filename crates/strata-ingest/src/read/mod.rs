@@ -5,6 +5,7 @@
 //! [`crate::pipeline`] assembles the [`strata_core::Document`].
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use strata_core::{Block, Format, SectionNumber, Span};
 
@@ -167,10 +168,15 @@ pub trait Reader: Send + Sync {
     fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError>;
 }
 
-/// The reader for a format, PDF pages OCR'd as `ocr` says, when this build has one.
-pub fn reader_with(format: Format, ocr: &pdf::ocr::OcrOptions) -> Option<Box<dyn Reader>> {
+/// The reader for a format, PDF pages OCR'd as `ocr` says (those OCR'd before read from
+/// `cache`), when this build has one.
+pub fn reader_with(
+    format: Format,
+    ocr: &pdf::ocr::OcrOptions,
+    cache: Option<&Arc<dyn pdf::ocr::PageCache>>,
+) -> Option<Box<dyn Reader>> {
     match format {
-        Format::Pdf => Some(Box::new(pdf::PdfReader::with_ocr(ocr.clone()))),
+        Format::Pdf => Some(Box::new(pdf::PdfReader::with_ocr(ocr.clone(), cache.cloned()))),
         other => reader_for(other),
     }
 }

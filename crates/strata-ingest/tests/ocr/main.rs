@@ -20,6 +20,7 @@
 //! FinanceBench filings). Without Tesseract or the corpus the tests skip with a message, unless
 //! `STRATA_REQUIRE_OCR=1` (CI), where a missing Tesseract fails them.
 
+mod cached;
 mod measure;
 mod scan;
 
@@ -106,7 +107,7 @@ fn pairs() -> Option<&'static [Pair]> {
                 if let Ok(keep) = std::env::var("STRATA_OCR_KEEP_SCANS") {
                     std::fs::write(Path::new(&keep).join(path.file_name().unwrap()), &bytes).unwrap();
                 }
-                let scanned = reader_with(Format::Pdf, &auto()).unwrap().read(&bytes).unwrap();
+                let scanned = reader_with(Format::Pdf, &auto(), None).unwrap().read(&bytes).unwrap();
                 Pair { digital, scanned, pages: s.pages.clone().collect() }
             })
             .collect()

@@ -45,6 +45,7 @@ mod page_text;
 mod tables;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 use lopdf::{Document, Object};
 use strata_core::Format;
@@ -54,16 +55,25 @@ use super::{Parsed, ReadError, Reader};
 /// Most bytes one page's content streams may inflate to.
 const MAX_PAGE_CONTENT: usize = 64 << 20;
 
-/// Reads PDF files; pages without a text layer are OCR'd as [`ocr::OcrOptions`] say.
-#[derive(Debug, Clone, Default)]
+/// Reads PDF files; pages without a text layer are OCR'd as [`ocr::OcrOptions`] say, pages
+/// OCR'd before read from an [`ocr::PageCache`] when it has one.
+#[derive(Clone, Default)]
 pub struct PdfReader {
     ocr: ocr::OcrOptions,
+    cache: Option<Arc<dyn ocr::PageCache>>,
+}
+
+impl std::fmt::Debug for PdfReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PdfReader").field("ocr", &self.ocr).field("cache", &self.cache.is_some()).finish()
+    }
 }
 
 impl PdfReader {
-    /// A reader that OCRs as `options` say (the default reader does not OCR).
-    pub fn with_ocr(options: ocr::OcrOptions) -> PdfReader {
-        PdfReader { ocr: options }
+    /// A reader that OCRs as `options` say (the default reader does not OCR), with the
+    /// pages OCR'd before in `cache`.
+    pub fn with_ocr(options: ocr::OcrOptions, cache: Option<Arc<dyn ocr::PageCache>>) -> PdfReader {
+        PdfReader { ocr: options, cache }
     }
 }
 
@@ -81,7 +91,7 @@ impl Reader for PdfReader {
             ));
         }
         // lopdf is defensive, but a parser bug on a hostile file must cost that file only.
-        catch_unwind(AssertUnwindSafe(|| read_pdf(bytes, &self.ocr))).unwrap_or_else(|_| {
+        catch_unwind(AssertUnwindSafe(|| read_pdf(bytes, &self.ocr, self.cache.as_deref()))).unwrap_or_else(|_| {
             Err(ReadError::Malformed(
                 "the PDF parser failed on this file (it may be damaged); repair it, e.g. with `qpdf in.pdf out.pdf`, and re-ingest"
                     .to_string(),
@@ -98,7 +108,11 @@ pub(crate) struct PageLines {
     pub height: f32,
 }
 
-fn read_pdf(bytes: &[u8], ocr: &ocr::OcrOptions) -> Result<Parsed, ReadError> {
+fn read_pdf(
+    bytes: &[u8],
+    ocr: &ocr::OcrOptions,
+    cache: Option<&dyn ocr::PageCache>,
+) -> Result<Parsed, ReadError> {
     let doc = Document::load_mem(bytes).map_err(load_error)?;
     if doc.is_encrypted() {
         return Err(encrypted());
@@ -109,7 +123,9 @@ fn read_pdf(bytes: &[u8], ocr: &ocr::OcrOptions) -> Result<Parsed, ReadError> {
     }
     let mut warnings = Vec::new();
     let (mut laid, scans) = lay_out(&doc, &pages, ocr.mode, &mut warnings);
-    let confidence = read_scans(bytes, &mut laid, &scans, ocr, &mut warnings)?;
+    let ids = pages.values().copied().collect();
+    let scans = Scans { bytes, doc: &doc, ids, pages: scans, cache };
+    let confidence = scans.read(&mut laid, ocr, &mut warnings)?;
     if laid.iter().all(|p| p.lines.is_empty()) {
         if confidence.iter().any(Option::is_some) {
             return Err(ReadError::Malformed(format!(
@@ -203,44 +219,58 @@ fn lay_out(
     (laid, scans)
 }
 
-/// OCRs the pages `scans` (0-based) and lays out their words; returns each page's mean word
-/// confidence, `None` for a page not OCR'd. A page OCR cannot read is a warning and stays
-/// empty; OCR that cannot run is an error with `force` and, with `auto`, a warning naming
-/// the pages left empty.
-fn read_scans(
-    bytes: &[u8],
-    laid: &mut [PageLines],
-    scans: &[usize],
-    options: &ocr::OcrOptions,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<Option<f32>>, ReadError> {
-    let mut confidence = vec![None; laid.len()];
-    if scans.is_empty() {
-        return Ok(confidence);
-    }
-    let requests: Vec<ocr::Request> =
-        scans.iter().map(|&i| ocr::Request { number: i as u32 + 1, height: laid[i].height }).collect();
-    let results = match ocr::recognize(bytes, &requests, options) {
-        Ok(r) => r,
-        Err(why) if options.mode == ocr::OcrMode::Force => return Err(ReadError::OcrUnavailable(why)),
-        Err(why) => {
-            if scans.len() < laid.len() {
-                warnings.push(format!("{} without a text layer left empty: {why}", page_list(scans)));
-            }
+/// The pages of a PDF to OCR, 0-based, and what OCR reads them from.
+struct Scans<'a> {
+    bytes: &'a [u8],
+    doc: &'a Document,
+    /// Every page's object, in page order.
+    ids: Vec<lopdf::ObjectId>,
+    pages: Vec<usize>,
+    cache: Option<&'a dyn ocr::PageCache>,
+}
+
+impl Scans<'_> {
+    /// OCRs the pages and lays out their words; returns each page's mean word
+    /// confidence, `None` for a page not OCR'd. A page OCR cannot read is a warning and stays
+    /// empty; OCR that cannot run is an error with `force` and, with `auto`, a warning naming
+    /// the pages left empty.
+    fn read(
+        &self,
+        laid: &mut [PageLines],
+        options: &ocr::OcrOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<Option<f32>>, ReadError> {
+        let scans = &self.pages;
+        let mut confidence = vec![None; laid.len()];
+        if scans.is_empty() {
             return Ok(confidence);
         }
-    };
-    for (&i, result) in scans.iter().zip(results) {
-        match result {
-            Ok(page) => {
-                laid[i].lines = layout::lines(&page.glyphs).0;
-                confidence[i] = Some(page.confidence);
+        let requests: Vec<ocr::Request> = scans
+            .iter()
+            .map(|&i| ocr::Request { number: i as u32 + 1, page: self.ids[i], height: laid[i].height })
+            .collect();
+        let results = match ocr::recognize_cached(self.bytes, self.doc, &requests, options, self.cache) {
+            Ok(r) => r,
+            Err(why) if options.mode == ocr::OcrMode::Force => return Err(ReadError::OcrUnavailable(why)),
+            Err(why) => {
+                if scans.len() < laid.len() {
+                    warnings.push(format!("{} without a text layer left empty: {why}", page_list(scans)));
+                }
+                return Ok(confidence);
             }
-            Err(why) => warnings
-                .push(format!("page {}: OCR could not read it ({why}); the page is left empty", i + 1)),
+        };
+        for (&i, result) in scans.iter().zip(results) {
+            match result {
+                Ok(page) => {
+                    laid[i].lines = layout::lines(&page.glyphs).0;
+                    confidence[i] = Some(page.confidence);
+                }
+                Err(why) => warnings
+                    .push(format!("page {}: OCR could not read it ({why}); the page is left empty", i + 1)),
+            }
         }
+        Ok(confidence)
     }
-    Ok(confidence)
 }
 
 /// `page 3` or `pages 3, 7, 9`, of 0-based indexes.

@@ -414,7 +414,7 @@ fn force_ocr_reads_digital_pages_from_their_image() {
     }
     let page = lines(72.0, 700.0, &["Scanned contracts are common.", "Signed exhibits too."]);
     let options = super::ocr::OcrOptions { mode: super::ocr::OcrMode::Force, ..Default::default() };
-    let parsed = PdfReader::with_ocr(options).read(&bytes(pdf(&[page]))).unwrap();
+    let parsed = PdfReader::with_ocr(options, None).read(&bytes(pdf(&[page]))).unwrap();
     assert_eq!(
         parsed.text.split_whitespace().collect::<Vec<_>>().join(" "),
         "Scanned contracts are common. Signed exhibits too."
@@ -428,8 +428,8 @@ fn a_page_ocr_cannot_render_is_an_error_for_that_page_only() {
         return;
     }
     let file = bytes(pdf(&[lines(72.0, 700.0, &["One page."])]));
-    let requests =
-        [super::ocr::Request { number: 1, height: 792.0 }, super::ocr::Request { number: 7, height: 792.0 }];
+    let request = |number| super::ocr::Request { number, page: (number, 0), height: 792.0 };
+    let requests = [request(1), request(7)];
     let options = super::ocr::OcrOptions { mode: super::ocr::OcrMode::Auto, ..Default::default() };
     let results = super::ocr::recognize(&file, &requests, &options).unwrap();
     assert!(results[0].as_ref().is_ok_and(|p| !p.glyphs.is_empty()), "page 1 is read");

@@ -6,10 +6,14 @@
 //! them into the glyphs `layout` takes, so lines, columns, furniture, tables, paragraphs and
 //! headings come from the same code for a scan as for a digital page.
 //!
+//! Pages OCR'd before are read from a [`PageCache`] by page hash (`cache`), when the ingest
+//! driver gives one.
+//!
 //! Pages are OCR'd in parallel by a few workers, each with its own Tesseract instance and
 //! one page image at a time. A page that cannot be rendered or read is reported by number
 //! and left empty; the caller decides what an all-empty document is.
 
+mod cache;
 mod render;
 mod tesseract;
 mod words;
@@ -17,6 +21,7 @@ mod words;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+pub use cache::PageCache;
 pub use strata_core::config::OcrMode;
 
 pub(crate) use words::OcrPage;
@@ -50,6 +55,23 @@ impl OcrOptions {
     }
 }
 
+/// Caps OpenMP at one thread per parallel region (`OMP_THREAD_LIMIT=1`), unless the
+/// environment sets a limit already. Call it first thing in `main`, before any other thread
+/// starts: changing the environment while another thread reads it is undefined behaviour on
+/// glibc. The OCR stage calls it again when it first loads Tesseract, for programs that did
+/// not.
+///
+/// Debian's Tesseract runs its LSTM on OpenMP with a fixed team of threads per call (its
+/// `num_threads` clauses override `omp_set_num_threads`; only the limit caps them). strata
+/// already runs one OCR worker per core, and both together oversubscribe the machine:
+/// measured on 2 cores, 3.5 times as long, most of it in spinning threads
+/// (`bench/results/ocr.md`).
+pub fn limit_openmp_threads() {
+    if std::env::var_os("OMP_THREAD_LIMIT").is_none() {
+        std::env::set_var("OMP_THREAD_LIMIT", "1");
+    }
+}
+
 /// What to install for OCR, when something is missing; `None` when OCR can run.
 pub fn unavailable(languages: &str) -> Option<String> {
     if tesseract::version().is_none() {
@@ -73,11 +95,43 @@ pub fn unavailable(languages: &str) -> Option<String> {
     }
 }
 
-/// A page to OCR: its number (1-based, in document order) and displayed height in points.
+/// A page to OCR: its number (1-based, in document order), its object, and its displayed
+/// height in points.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Request {
     pub number: u32,
+    pub page: lopdf::ObjectId,
     pub height: f32,
+}
+
+/// [`recognize`], the pages `cache` holds read from it and the others put there once read.
+pub(crate) fn recognize_cached(
+    bytes: &[u8],
+    doc: &lopdf::Document,
+    pages: &[Request],
+    options: &OcrOptions,
+    cache: Option<&dyn PageCache>,
+) -> Result<Vec<Result<OcrPage, String>>, String> {
+    // Without Tesseract there is no version to key by, and `recognize` says what to install.
+    let Some((cache, version)) = cache.zip(tesseract::version()) else {
+        return recognize(bytes, pages, options);
+    };
+    let keys: Vec<String> = pages.iter().map(|p| cache::key(doc, p.page, options, &version)).collect();
+    let found = cache.get(&keys);
+    let mut results: Vec<Option<Result<OcrPage, String>>> =
+        keys.iter().map(|k| found.get(k).and_then(|v| cache::decode(v)).map(Ok)).collect();
+    let missing: Vec<usize> = (0..pages.len()).filter(|&i| results[i].is_none()).collect();
+    tracing::debug!(cached = pages.len() - missing.len(), to_read = missing.len(), "OCR cache");
+    if !missing.is_empty() {
+        let requests: Vec<Request> = missing.iter().map(|&i| pages[i]).collect();
+        for (&i, result) in missing.iter().zip(recognize(bytes, &requests, options)?) {
+            if let Ok(page) = &result {
+                cache.put(keys[i].clone(), cache::encode(page));
+            }
+            results[i] = Some(result);
+        }
+    }
+    Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err("the page was not read".to_string()))).collect())
 }
 
 /// OCRs `pages` of the PDF in `bytes`, in parallel; one result per request, in order, the

@@ -51,14 +51,10 @@ struct Api {
 impl Api {
     /// Opens the library and resolves every symbol; `None` when either fails.
     fn load() -> Option<Api> {
-        // Debian's Tesseract runs its LSTM on OpenMP with a fixed team of threads per call;
-        // strata already runs one OCR worker per core, and both together oversubscribe the
-        // machine (measured on 2 cores: 3.5 times as long, most of it in spinning threads).
-        // libgomp reads its limit once, when it is loaded with Tesseract just below. A limit
-        // the user set is kept. This runs once, before any OCR worker exists.
-        if std::env::var_os("OMP_THREAD_LIMIT").is_none() {
-            std::env::set_var("OMP_THREAD_LIMIT", "1");
-        }
+        // libgomp reads its limit once, when it is loaded with Tesseract just below. A program
+        // that did not call `limit_openmp_threads` at its start gets the limit here, where
+        // other threads may be running (see there).
+        super::limit_openmp_threads();
         // SAFETY: loading Tesseract runs its (C++) static initializers only.
         let lib = LIBRARIES.iter().find_map(|name| unsafe { Library::new(*name) }.ok())?;
         macro_rules! sym {
