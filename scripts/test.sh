@@ -10,6 +10,9 @@
 # when the run ends. Without root, and without STRATA_TEST_POSTGRES_URL, those tests skip
 # with a message.
 #
+# As root with apt, it also installs Tesseract and poppler for the OCR tests (without them
+# those tests skip with a message).
+#
 # The Milvus backend's tests run on real Milvus Lite servers: unless STRATA_TEST_MILVUS_URL is
 # set, this installs Milvus Lite from PyPI into the cache (scripts/milvus.sh install) and
 # starts two servers on loopback for the run, stopped when it ends.
@@ -59,6 +62,15 @@ if [[ -z "${STRATA_TEST_MILVUS_URL:-}" ]]; then
   # The crash test kills and restarts this server by name.
   export STRATA_TEST_MILVUS_CRASH_SERVER=crash
   export STRATA_REQUIRE_MILVUS=1
+fi
+
+# OCR of scanned PDFs needs Tesseract (English) and poppler's pdftoppm; as root they are
+# installed (apt) and the OCR tests then fail rather than skip when OCR cannot run.
+if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+  if ! tesseract --list-langs 2>/dev/null | grep -qx eng || ! command -v pdftoppm >/dev/null; then
+    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y tesseract-ocr tesseract-ocr-eng poppler-utils
+  fi
+  export STRATA_REQUIRE_OCR=1
 fi
 
 cargo test --workspace --locked "$@"
