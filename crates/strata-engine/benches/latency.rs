@@ -324,12 +324,14 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// How much of the exact answer the int8 scan keeps: for each vector segment with codes, the
-/// queries' top 10 and top 100 (the depth of the dense leg) by the rescored int8 scan against
-/// the exact f32 scan, and the time of each.
+/// How much of the exact answer the scans keep: for each vector segment with codes, the
+/// queries' top 10 and top 100 (the depth of the dense leg) by the rescored int8 scan, and by
+/// the one-bit first pass where the segment has one, against the exact f32 scan, and the
+/// time of each.
 fn scan_recall(index: &Path, queries: &Embeddings) -> Result<()> {
+    use strata_vector::bits::BitMatrix;
     use strata_vector::quant::QuantMatrix;
-    use strata_vector::{flat, Matrix, MmapMatrix};
+    use strata_vector::{Matrix, MmapMatrix};
     let err = |e: strata_vector::VectorError| strata_core::Error::Internal(e.to_string());
     let Ok(dir) = std::fs::read_dir(index.join("vectors")) else { return Ok(()) };
     let mut codes: Vec<PathBuf> =
@@ -338,32 +340,53 @@ fn scan_recall(index: &Path, queries: &Embeddings) -> Result<()> {
     for path in codes {
         let matrix = MmapMatrix::open(&path.with_extension("vec")).map_err(err)?;
         let quant = QuantMatrix::open(&path, matrix.dim(), matrix.rows()).map_err(err)?;
-        let (mut times, mut found) = ([0.0f64; 2], [[0usize; 2]; 2]);
-        for q in queries.rows() {
-            let at = Instant::now();
-            let exact = flat::search(&matrix, q, 100, None).map_err(err)?;
-            times[0] += at.elapsed().as_secs_f64();
-            let at = Instant::now();
-            let got = quant.search(&matrix, q, 100, 4, None).map_err(err)?;
-            times[1] += at.elapsed().as_secs_f64();
-            for (i, k) in [10usize, 100].into_iter().enumerate() {
-                found[i][0] += got[..k.min(got.len())].iter().filter(|h| exact[..k].contains(h)).count();
-                found[i][1] += k;
-            }
+        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        compare_scan(&format!("int8 scan of {name}"), &matrix, queries, |q| {
+            quant.search(&matrix, q, 100, 4, None).map_err(err)
+        })?;
+        let bits_path = path.with_extension("b1");
+        if bits_path.exists() {
+            let bits = BitMatrix::open(&bits_path, matrix.dim(), matrix.rows()).map_err(err)?;
+            let name = format!("one-bit scan of {name} (× {} candidates)", bits.multiple());
+            compare_scan(&name, &matrix, queries, |q| bits.search(&matrix, q, 100, None).map_err(err))?;
         }
-        let n = queries.rows().count() as f64;
-        println!(
-            "int8 scan of {} ({} rows): recall@10 {:.3}, recall@100 {:.3}; {:.1} ms per query, f32 scan {:.1} ms ({:.1}×)",
-            path.file_name().unwrap_or_default().to_string_lossy(),
-            matrix.rows(),
-            found[0][0] as f64 / found[0][1] as f64,
-            found[1][0] as f64 / found[1][1] as f64,
-            times[1] * 1e3 / n,
-            times[0] * 1e3 / n,
-            times[0] / times[1],
-        );
     }
     println!();
+    Ok(())
+}
+
+/// Prints the recall@10 and @100 of `scan` against the exact f32 scan, and both times.
+fn compare_scan(
+    name: &str,
+    matrix: &strata_vector::MmapMatrix,
+    queries: &Embeddings,
+    scan: impl Fn(&[f32]) -> Result<Vec<strata_vector::Hit>>,
+) -> Result<()> {
+    use strata_vector::{flat, Matrix};
+    let (mut times, mut found) = ([0.0f64; 2], [[0usize; 2]; 2]);
+    for q in queries.rows() {
+        let at = Instant::now();
+        let exact =
+            flat::search(matrix, q, 100, None).map_err(|e| strata_core::Error::Internal(e.to_string()))?;
+        times[0] += at.elapsed().as_secs_f64();
+        let at = Instant::now();
+        let got = scan(q)?;
+        times[1] += at.elapsed().as_secs_f64();
+        for (i, k) in [10usize, 100].into_iter().enumerate() {
+            found[i][0] += got[..k.min(got.len())].iter().filter(|h| exact[..k].contains(h)).count();
+            found[i][1] += k;
+        }
+    }
+    let n = queries.rows().count() as f64;
+    println!(
+        "{name} ({} rows): recall@10 {:.3}, recall@100 {:.3}; {:.1} ms per query, f32 scan {:.1} ms ({:.1}×)",
+        matrix.rows(),
+        found[0][0] as f64 / found[0][1] as f64,
+        found[1][0] as f64 / found[1][1] as f64,
+        times[1] * 1e3 / n,
+        times[0] * 1e3 / n,
+        times[0] / times[1],
+    );
     Ok(())
 }
 

@@ -6,6 +6,7 @@
 //!   seg-000003.keys    JSON: which document and chunk each row is, with node and kind
 //!   seg-000003.hnsw    HNSW graph over the segment's rows (large segments only)
 //!   seg-000003.q8      int8 codes of the rows (large segments without a graph only)
+//!   seg-000003.b1      one-bit codes of the rows (the same segments, when calibrated)
 //! ```
 //!
 //! Each commit that put documents writes one new segment. Which segments are live, and which
@@ -29,12 +30,19 @@
 //! this takes the scan from 1.5 GB of memory traffic per query to 0.4 GB
 //! (`bench/results/search-latency.md`). Segments written before codes existed are scanned in
 //! f32 until their next merge.
+//!
+//! Such a segment also gets one-bit codes (`strata_vector::bits`) when they calibrate: on
+//! blends of its own rows, the best `multiple × limit` rows by the one-bit estimate must hold
+//! 99 % of the exact top 100. Its scan then reads those (an eighth of the int8 codes' bytes)
+//! and scores the candidates in f32; the int8 codes stay for segments whose bits do not
+//! calibrate, and for indexes written before them.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use strata_core::{ChunkId, ChunkKind, ChunkVectors, DocId, Error, Result};
+use strata_vector::bits::BitMatrix;
 use strata_vector::quant::QuantMatrix;
 use strata_vector::{flat, write_matrix, Hnsw, HnswParams, Matrix, MmapMatrix};
 
@@ -85,6 +93,16 @@ pub struct SegmentState {
     /// Whether `NAME.q8` (int8 codes of the rows) exists.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quant: bool,
+    /// Whether `NAME.b1` (one-bit codes, the first pass of the scan) exists.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bits: bool,
+}
+
+/// The files [`write_segment`] kept besides the rows and keys.
+struct Written {
+    hnsw: bool,
+    quant: bool,
+    bits: bool,
 }
 
 /// `NAME.keys`: what each row of a segment is.
@@ -120,6 +138,7 @@ struct Segment {
     live_rows: usize,
     hnsw: Option<Hnsw>,
     quant: Option<QuantMatrix>,
+    bits: Option<BitMatrix>,
 }
 
 /// Vectors staged for the next commit: one document's chunks.
@@ -287,8 +306,9 @@ impl Vectors {
             state.next += 1;
             let rows: usize = new_docs.iter().map(|d| d.0.chunks.len()).sum();
             let ann_checked = rows >= self.ann_threshold;
-            let (hnsw, quant) = write_segment(&self.dir, &name, model, dim, new_docs, ann_checked)?;
-            segments.push(SegmentState { name, dead: BTreeSet::new(), hnsw, ann_checked, quant });
+            let Written { hnsw, quant, bits } =
+                write_segment(&self.dir, &name, model, dim, new_docs, ann_checked)?;
+            segments.push(SegmentState { name, dead: BTreeSet::new(), hnsw, ann_checked, quant, bits });
         }
         state.segments = segments;
         Ok(state)
@@ -393,10 +413,14 @@ impl Vectors {
                 && filter.pages.is_none();
             let keep_ref: &(dyn Fn(u32) -> bool + Sync) = &keep;
             let filter = (!unfiltered).then_some(keep_ref);
-            let found = match (&s.hnsw, &s.quant) {
-                (Some(graph), _) => graph.search(&s.matrix, query, limit, filter),
-                (None, Some(codes)) => codes.search(&s.matrix, query, limit, RESCORE, filter),
-                (None, None) => flat::search(&s.matrix, query, limit, filter),
+            let found = match (doc_ix, &s.hnsw, &s.quant) {
+                (Some(Some(di)), ..) => s.search_document(di, query, limit, keep_ref),
+                (_, Some(graph), _) => graph.search(&s.matrix, query, limit, filter),
+                (_, None, Some(codes)) => match &s.bits {
+                    Some(bits) => bits.search(&s.matrix, query, limit, filter),
+                    None => codes.search(&s.matrix, query, limit, RESCORE, filter),
+                },
+                (_, None, None) => flat::search(&s.matrix, query, limit, filter),
             }
             .map_err(|e| index_err(&self.dir, e))?;
             for (row, score) in found {
@@ -411,6 +435,32 @@ impl Vectors {
 }
 
 impl Segment {
+    /// The best `limit` rows of document `di` that `keep` keeps, scored exactly. A
+    /// document's rows are contiguous, so this reads only them, where a filtered scan of the
+    /// segment reads every row (the documents stage searches each shortlisted document
+    /// alone, at a million rows a scan each).
+    fn search_document(
+        &self,
+        di: usize,
+        query: &[f32],
+        limit: usize,
+        keep: &(dyn Fn(u32) -> bool + Sync),
+    ) -> std::result::Result<Vec<strata_vector::Hit>, strata_vector::VectorError> {
+        if query.len() != self.matrix.dim() {
+            return Err(strata_vector::VectorError::DimMismatch {
+                expected: self.matrix.dim(),
+                got: query.len(),
+            });
+        }
+        let doc = &self.keys.docs[di];
+        let dot = strata_vector::kernel::dot_fn();
+        let mut top = strata_vector::TopK::new(limit);
+        for row in (doc.first_row..doc.first_row + doc.chunks.len() as u32).filter(|r| keep(*r)) {
+            top.push(row, dot(self.matrix.row(row as usize), query));
+        }
+        Ok(top.into_sorted_vec())
+    }
+
     fn load(dir: &Path, state: SegmentState) -> Result<Segment> {
         let base = dir.join(&state.name);
         let matrix = MmapMatrix::open(&base.with_extension("vec")).map_err(|e| index_err(dir, e))?;
@@ -449,6 +499,12 @@ impl Segment {
         } else {
             None
         };
+        let bits = if state.bits {
+            let path = base.with_extension("b1");
+            Some(BitMatrix::open(&path, matrix.dim(), matrix.rows()).map_err(|e| index_err(dir, e))?)
+        } else {
+            None
+        };
         let mut segment = Segment {
             state: state.clone(),
             matrix,
@@ -458,6 +514,7 @@ impl Segment {
             live_rows: 0,
             hnsw,
             quant,
+            bits,
         };
         segment.set_dead(state);
         Ok(segment)
@@ -480,8 +537,8 @@ const ANN_RECALL: f64 = 0.95;
 const ANN_MAX_EF: usize = 4096;
 
 /// Writes `NAME.vec`, `NAME.keys` and, when `ann` asks for it, `NAME.hnsw`; then, for a segment
-/// of [`QUANT_MIN_ROWS`] rows or more without a graph, `NAME.q8`. Returns whether the graph and
-/// the codes were kept. A graph is calibrated to recall@10 ≥ [`ANN_RECALL`] on the segment's
+/// of [`QUANT_MIN_ROWS`] rows or more without a graph, `NAME.q8` and, when its calibration
+/// reaches its recall, `NAME.b1`. Returns which of them were kept. A graph is calibrated to recall@10 ≥ [`ANN_RECALL`] on the segment's
 /// own rows and dropped when, at that width, it is slower than scanning every vector.
 fn write_segment(
     dir: &Path,
@@ -490,7 +547,7 @@ fn write_segment(
     dim: usize,
     docs: Vec<(SegmentDoc, Vec<f32>)>,
     ann: bool,
-) -> Result<(bool, bool)> {
+) -> Result<Written> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
     let base = dir.join(name);
     let mut keys = SegmentKeys { model: model.to_string(), dim, docs: Vec::with_capacity(docs.len()) };
@@ -515,13 +572,23 @@ fn write_segment(
     let text = serde_json::to_vec(&keys).map_err(|e| Error::Internal(e.to_string()))?;
     write_synced(&keys_path, &text)?;
     let matrix = MmapMatrix::open(&base.with_extension("vec")).map_err(|e| index_err(dir, e))?;
-    let quantize = |matrix: &MmapMatrix| -> Result<(bool, bool)> {
+    let quantize = |matrix: &MmapMatrix| -> Result<Written> {
         if matrix.rows() < QUANT_MIN_ROWS {
-            return Ok((false, false));
+            return Ok(Written { hnsw: false, quant: false, bits: false });
         }
         let codes = QuantMatrix::from_matrix(matrix);
         codes.save(&base.with_extension("q8")).map_err(|e| index_err(dir, e))?;
-        Ok((false, true))
+        let bits = BitMatrix::build(matrix);
+        match &bits {
+            Some(b) => {
+                b.save(&base.with_extension("b1")).map_err(|e| index_err(dir, e))?;
+                tracing::info!(rows = matrix.rows(), multiple = b.multiple(), "one-bit codes calibrated");
+            }
+            None => {
+                tracing::info!(rows = matrix.rows(), "one-bit codes miss their recall; the int8 scan stays")
+            }
+        }
+        Ok(Written { hnsw: false, quant: true, bits: bits.is_some() })
     };
     if !ann {
         return quantize(&matrix);
@@ -542,7 +609,7 @@ fn write_segment(
         recall = c.recall,
         "built HNSW graph"
     );
-    Ok((true, false))
+    Ok(Written { hnsw: true, quant: false, bits: false })
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {

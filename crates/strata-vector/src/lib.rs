@@ -17,6 +17,8 @@
 //!   search for selective filters) and its own versioned graph file.
 //! - [`quant`]: int8 scalar quantization of a matrix for the candidate scan of exact search,
 //!   with f32 rescoring of the best `4 × k`.
+//! - [`bits`]: one-bit codes for the first pass of the scan over large segments, the best
+//!   `multiple × k` (calibrated per segment) rescored in f32.
 //! - [`rng`]: a seeded generator for level sampling and synthetic test vectors.
 //!
 //! ```
@@ -45,6 +47,7 @@
 mod error;
 mod fsio;
 
+pub mod bits;
 pub mod flat;
 pub mod hnsw;
 pub mod kernel;
