@@ -23,7 +23,6 @@
 //! scales (rows × `f32`), then the bits (rows × ⌈dim / 64⌉ × 8 bytes, bit `d % 64` of word
 //! `d / 64` is dimension `d`).
 
-use std::fs::File;
 use std::io::Write;
 use std::ops::Range;
 use std::path::Path;
@@ -32,7 +31,7 @@ use memmap2::Mmap;
 
 use crate::error::VectorError;
 use crate::flat::{self, on_threads, threads_for, Filter};
-use crate::fsio::write_atomically;
+use crate::fsio::{codes_header, open_codes, u32_at, write_atomically, CODES_HEADER_LEN};
 use crate::kernel::dot_fn;
 use crate::matrix::{check_dim, Matrix};
 use crate::topk::{merge, Hit, TopK};
@@ -41,7 +40,7 @@ use crate::topk::{merge, Hit, TopK};
 pub const BITS_MAGIC: &[u8; 8] = b"STRATAB1";
 /// The bit-code file format version this build writes and reads.
 pub const BITS_VERSION: u32 = 1;
-const HEADER_LEN: usize = 64;
+const HEADER_LEN: usize = CODES_HEADER_LEN;
 
 /// Share of the exact top 100 the rescored candidates must hold, on the calibration queries.
 pub const TARGET_RECALL: f64 = 0.99;
@@ -226,13 +225,8 @@ impl BitMatrix {
     /// Writes the codes to `path`, atomically (temporary file, `fsync`, rename).
     pub fn save(&self, path: &Path) -> Result<(), VectorError> {
         write_atomically(path, |w| {
-            let mut header = [0u8; HEADER_LEN];
-            header[..8].copy_from_slice(BITS_MAGIC);
-            header[8..12].copy_from_slice(&BITS_VERSION.to_le_bytes());
-            header[12..16].copy_from_slice(&(self.dim as u32).to_le_bytes());
-            header[16..24].copy_from_slice(&(self.rows as u64).to_le_bytes());
-            header[24..28].copy_from_slice(&(self.multiple as u32).to_le_bytes());
-            w.write_all(&header)?;
+            let multiple = (self.multiple as u32).to_le_bytes();
+            w.write_all(&codes_header(BITS_MAGIC, BITS_VERSION, self.dim, self.rows, &multiple))?;
             for x in self.mean.iter().chain(self.scales()) {
                 w.write_all(&x.to_le_bytes())?;
             }
@@ -243,29 +237,13 @@ impl BitMatrix {
     /// Opens a file written by [`BitMatrix::save`], memory-mapped, and checks that it covers
     /// `rows` rows of width `dim` (the matrix it will be used with).
     pub fn open(path: &Path, dim: usize, rows: usize) -> Result<BitMatrix, VectorError> {
-        let file = File::open(path).map_err(|e| VectorError::io(path, e))?;
-        let bad = |reason: String| VectorError::format(path, format!("{reason}; re-ingest to rebuild it"));
-        // SAFETY: opened read-only; writers replace files by rename, never in place.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| VectorError::io(path, e))?;
-        if map.len() < HEADER_LEN || &map[..8] != BITS_MAGIC {
-            return Err(bad("not a strata bit-code file".to_string()));
-        }
-        let u32_at = |i: usize| u32::from_le_bytes(map[i..i + 4].try_into().unwrap_or_default());
-        let version = u32_at(8);
-        if version != BITS_VERSION {
-            return Err(bad(format!("bit-code file version {version}, this build reads {BITS_VERSION}")));
-        }
-        let (file_dim, multiple) = (u32_at(12) as usize, u32_at(24) as usize);
-        let file_rows = u64::from_le_bytes(map[16..24].try_into().unwrap_or_default());
-        if file_dim != dim || file_rows != rows as u64 {
-            return Err(bad(format!(
-                "covers {file_rows} rows × {file_dim} dims, the matrix has {rows} × {dim}"
-            )));
-        }
+        let map = open_codes(path, BITS_MAGIC, BITS_VERSION, "bit-code file", dim, rows)?;
+        let multiple = u32_at(&map, 24) as usize;
         let scales_at = HEADER_LEN + dim * 4;
         let bits_at = scales_at + rows * 4;
         if map.len() != bits_at + rows * words(dim) * 8 || multiple == 0 {
-            return Err(bad(format!("{} bytes or multiple {multiple} do not match its header", map.len())));
+            let reason = format!("{} bytes or multiple {multiple} do not match its header", map.len());
+            return Err(VectorError::format(path, format!("{reason}; re-ingest to rebuild it")));
         }
         let mean = map[HEADER_LEN..scales_at]
             .chunks_exact(4)

@@ -26,7 +26,6 @@
 //! query at a time. A batch of f32 queries (`flat::search_batch`, 1,630 queries/s) is still faster
 //! per query, so this pays off for single queries, not for batches.
 
-use std::fs::File;
 use std::io::Write;
 use std::ops::Range;
 use std::path::Path;
@@ -35,7 +34,7 @@ use memmap2::Mmap;
 
 use crate::error::VectorError;
 use crate::flat::{on_threads, threads_for, Filter};
-use crate::fsio::write_atomically;
+use crate::fsio::{codes_header, open_codes, write_atomically, CODES_HEADER_LEN};
 use crate::kernel::dot_fn;
 use crate::matrix::{check_dim, Matrix};
 use crate::topk::{merge, Hit, TopK};
@@ -47,7 +46,7 @@ pub const DEFAULT_RESCORE: usize = 4;
 pub const QUANT_MAGIC: &[u8; 8] = b"STRATAQ8";
 /// The quantized file format version this build writes and reads.
 pub const QUANT_VERSION: u32 = 1;
-const QUANT_HEADER_LEN: usize = 64;
+const QUANT_HEADER_LEN: usize = CODES_HEADER_LEN;
 
 /// The int8 codes of a matrix, with the per-dimension scales.
 #[derive(Debug)]
@@ -99,12 +98,7 @@ impl QuantMatrix {
     /// Writes the scales and codes to `path`, atomically (temporary file, `fsync`, rename).
     pub fn save(&self, path: &Path) -> Result<(), VectorError> {
         write_atomically(path, |w| {
-            let mut header = [0u8; QUANT_HEADER_LEN];
-            header[..8].copy_from_slice(QUANT_MAGIC);
-            header[8..12].copy_from_slice(&QUANT_VERSION.to_le_bytes());
-            header[12..16].copy_from_slice(&(self.dim as u32).to_le_bytes());
-            header[16..24].copy_from_slice(&(self.rows as u64).to_le_bytes());
-            w.write_all(&header)?;
+            w.write_all(&codes_header(QUANT_MAGIC, QUANT_VERSION, self.dim, self.rows, &[]))?;
             for s in &self.scales {
                 w.write_all(&s.to_le_bytes())?;
             }
@@ -117,29 +111,12 @@ impl QuantMatrix {
     /// Opens a file written by [`QuantMatrix::save`], memory-mapped, and checks that it covers
     /// `rows` rows of width `dim` (the matrix it will be used with).
     pub fn open(path: &Path, dim: usize, rows: usize) -> Result<Self, VectorError> {
-        let file = File::open(path).map_err(|e| VectorError::io(path, e))?;
-        let bad = |reason: String| VectorError::format(path, format!("{reason}; re-ingest to rebuild it"));
-        // SAFETY: opened read-only; writers replace files by rename, never in place.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| VectorError::io(path, e))?;
-        if map.len() < QUANT_HEADER_LEN || &map[..8] != QUANT_MAGIC {
-            return Err(bad("not a strata quantized vector file".to_string()));
-        }
-        let u32_at = |i: usize| u32::from_le_bytes(map[i..i + 4].try_into().unwrap_or_default());
-        let version = u32_at(8);
-        if version != QUANT_VERSION {
-            return Err(bad(format!("quantized file version {version}, this build reads {QUANT_VERSION}")));
-        }
-        let file_dim = u32_at(12) as usize;
-        let file_rows = u64::from_le_bytes(map[16..24].try_into().unwrap_or_default());
-        if file_dim != dim || file_rows != rows as u64 {
-            return Err(bad(format!(
-                "covers {file_rows} rows × {file_dim} dims, the matrix has {rows} × {dim}"
-            )));
-        }
+        let map = open_codes(path, QUANT_MAGIC, QUANT_VERSION, "quantized vector file", dim, rows)?;
         let codes_at = QUANT_HEADER_LEN + dim * 4;
         let want = rows.checked_mul(dim).and_then(|n| n.checked_add(codes_at));
         if want != Some(map.len()) {
-            return Err(bad(format!("{} bytes, its header needs {want:?}", map.len())));
+            let reason = format!("{} bytes, its header needs {want:?}; re-ingest to rebuild it", map.len());
+            return Err(VectorError::format(path, reason));
         }
         let scales = map[QUANT_HEADER_LEN..codes_at]
             .chunks_exact(4)
