@@ -406,22 +406,10 @@ fn estimate(bits: &[u8], q: &Query) -> f32 {
 mod tests {
     use super::*;
     use crate::matrix::MemMatrix;
-    use crate::rng::{random_unit_vectors, SplitMix64};
+    use crate::rng::random_unit_vectors;
 
-    /// Clusters of near-copies (cosine ≈ 0.93 to their base, as in the million-chunk
-    /// benchmark): the top 100 are separated by small score gaps.
     fn near_copies(bases: usize, copies: usize, dim: usize) -> (Vec<f32>, MemMatrix) {
-        let base = random_unit_vectors(bases, dim, 11);
-        let mut rng = SplitMix64::new(12);
-        let mut data = Vec::with_capacity(bases * copies * dim);
-        for _ in 0..copies {
-            for b in base.chunks(dim) {
-                let mut v: Vec<f32> = b.iter().map(|x| x + 0.02 * rng.next_gaussian() as f32).collect();
-                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                v.iter_mut().for_each(|x| *x /= norm);
-                data.extend(v);
-            }
-        }
+        let (base, data) = crate::rng::near_copies(bases, copies, dim, 11);
         (base, MemMatrix::from_vec(dim, data).unwrap())
     }
 

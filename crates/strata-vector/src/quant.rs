@@ -257,7 +257,7 @@ mod tests {
     use super::*;
     use crate::flat;
     use crate::matrix::MemMatrix;
-    use crate::rng::{random_unit_vectors, SplitMix64};
+    use crate::rng::{near_copies, random_unit_vectors, SplitMix64};
 
     #[test]
     fn int8_dots_agree() {
@@ -312,18 +312,8 @@ mod tests {
     #[test]
     fn rescored_search_recovers_near_duplicate_neighbours() {
         let dim = 384;
-        let (bases, copies) = (200, 40);
-        let base = random_unit_vectors(bases, dim, 11);
-        let mut rng = SplitMix64::new(12);
-        let mut data = Vec::with_capacity(bases * copies * dim);
-        for _ in 0..copies {
-            for b in base.chunks(dim) {
-                let mut v: Vec<f32> = b.iter().map(|x| x + 0.02 * rng.next_gaussian() as f32).collect();
-                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                v.iter_mut().for_each(|x| *x /= norm);
-                data.extend(v);
-            }
-        }
+        let bases = 200;
+        let (base, data) = near_copies(bases, 40, dim, 11);
         let m = MemMatrix::from_vec(dim, data).unwrap();
         let q = QuantMatrix::from_matrix(&m);
         let (k, mut same, mut total) = (100, 0, 0);
