@@ -32,5 +32,6 @@ mod source;
 pub use engine::{check, remove, Engine, IngestOptions, OpenOptions, Snapshot};
 pub use location::Location;
 pub use options::SearchOptions;
+pub use source::SourceFile;
 pub use strata_index::Check;
 pub use strata_ingest::read::pdf::ocr::limit_openmp_threads;
