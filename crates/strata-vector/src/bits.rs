@@ -30,7 +30,7 @@ use std::path::Path;
 use memmap2::Mmap;
 
 use crate::error::VectorError;
-use crate::flat::{self, on_threads, threads_for, Filter};
+use crate::flat::{self, on_blocks, threads_for, Filter};
 use crate::fsio::{codes_header, open_codes, u32_at, write_atomically, CODES_HEADER_LEN};
 use crate::kernel::dot_fn;
 use crate::matrix::{check_dim, Matrix};
@@ -194,32 +194,36 @@ impl BitMatrix {
     ) -> Vec<Hit> {
         let plan = Query::new(query, words(self.dim));
         let candidates = k.max(DEPTH).saturating_mul(multiple);
-        let lists = on_threads(self.rows, threads_for(self.rows), |range| {
-            self.scan(&plan, candidates, filter, range)
-        });
+        let tops = on_blocks(
+            self.rows,
+            threads_for(self.rows),
+            || TopK::new(candidates),
+            |top, range| self.scan(&plan, top, filter, range),
+        );
         let dot = dot_fn();
         let mut top = TopK::new(k);
-        for (row, _) in merge(lists, candidates) {
+        for (row, _) in merge(tops.into_iter().map(TopK::into_sorted_vec), candidates) {
             top.push(row, dot(matrix.row(row as usize), query));
         }
         top.into_sorted_vec()
     }
 
-    fn scan(&self, plan: &Query, n: usize, filter: Option<Filter<'_>>, range: Range<usize>) -> Vec<Hit> {
+    /// Offers the rows of `range` to `top` by estimate.
+    fn scan(&self, plan: &Query, top: &mut TopK, filter: Option<Filter<'_>>, range: Range<usize>) {
         let rows = Rows { bits: self.bits(), scales: self.scales(), stride: words(self.dim) * 8 };
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
             if has!("avx512f") && has!("avx512vpopcntdq") {
                 // SAFETY: the CPU has both.
-                return unsafe { scan_avx512(&rows, plan, n, filter, range) };
+                return unsafe { scan_avx512(&rows, plan, top, filter, range) };
             }
             if has!("popcnt") {
                 // SAFETY: the CPU has POPCNT.
-                return unsafe { scan_popcnt(&rows, plan, n, filter, range) };
+                return unsafe { scan_popcnt(&rows, plan, top, filter, range) };
             }
         }
-        scan_rows(&rows, plan, n, filter, range)
+        scan_rows(&rows, plan, top, filter, range)
     }
 
     /// Writes the codes to `path`, atomically (temporary file, `fsync`, rename).
@@ -286,17 +290,10 @@ struct Rows<'a> {
     stride: usize,
 }
 
-/// The best `n` rows of `range` by estimate, the estimate inlined into the loop (so that the
-/// POPCNT build below compiles it with the instruction).
+/// Offers the rows of `range` to `top` by estimate, the estimate inlined into the loop (so
+/// that the POPCNT build below compiles it with the instruction).
 #[inline(always)]
-fn scan_rows(
-    rows: &Rows,
-    plan: &Query,
-    n: usize,
-    filter: Option<Filter<'_>>,
-    range: Range<usize>,
-) -> Vec<Hit> {
-    let mut top = TopK::new(n);
+fn scan_rows(rows: &Rows, plan: &Query, top: &mut TopK, filter: Option<Filter<'_>>, range: Range<usize>) {
     let mut threshold = f32::NEG_INFINITY;
     for r in range {
         if filter.is_some_and(|keep| !keep(r as u32)) {
@@ -308,7 +305,6 @@ fn scan_rows(
             threshold = top.threshold();
         }
     }
-    top.into_sorted_vec()
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -316,11 +312,11 @@ fn scan_rows(
 unsafe fn scan_popcnt(
     rows: &Rows,
     plan: &Query,
-    n: usize,
+    top: &mut TopK,
     filter: Option<Filter<'_>>,
     range: Range<usize>,
-) -> Vec<Hit> {
-    scan_rows(rows, plan, n, filter, range)
+) {
+    scan_rows(rows, plan, top, filter, range)
 }
 
 /// [`scan_rows`] with AVX-512: a row's words (eight at a time) in one register, the five
@@ -331,10 +327,10 @@ unsafe fn scan_popcnt(
 unsafe fn scan_avx512(
     rows: &Rows,
     plan: &Query,
-    n: usize,
+    top: &mut TopK,
     filter: Option<Filter<'_>>,
     range: Range<usize>,
-) -> Vec<Hit> {
+) {
     use std::arch::x86_64::*;
     let words = plan.planes.len();
     // Each block of eight words: its lane mask and the four planes.
@@ -353,7 +349,6 @@ unsafe fn scan_avx512(
         })
         .collect();
     assert!(rows.bits.len() >= rows.scales.len() * rows.stride && rows.stride == words * 8);
-    let mut top = TopK::new(n);
     let mut threshold = f32::NEG_INFINITY;
     for r in range {
         if filter.is_some_and(|keep| !keep(r as u32)) {
@@ -385,7 +380,6 @@ unsafe fn scan_avx512(
             threshold = top.threshold();
         }
     }
-    top.into_sorted_vec()
 }
 
 /// `q · sign(x')` of one row from its bits.
@@ -441,8 +435,10 @@ mod tests {
             let q = random_unit_vectors(1, dim, 6);
             let plan = Query::new(&q, words(dim));
             let rows = Rows { bits: codes.bits(), scales: codes.scales(), stride: words(dim) * 8 };
-            let portable = scan_rows(&rows, &plan, 50, None, 0..m.rows());
-            assert_eq!(codes.scan(&plan, 50, None, 0..m.rows()), portable, "dim {dim}");
+            let (mut portable, mut dispatched) = (TopK::new(50), TopK::new(50));
+            scan_rows(&rows, &plan, &mut portable, None, 0..m.rows());
+            codes.scan(&plan, &mut dispatched, None, 0..m.rows());
+            assert_eq!(dispatched.into_sorted_vec(), portable.into_sorted_vec(), "dim {dim}");
         }
     }
 

@@ -13,6 +13,8 @@
 //! query with a filter only scores the rows the filter accepts.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use crate::error::VectorError;
 use crate::kernel::{dot_fn, scores_block};
@@ -117,6 +119,45 @@ pub(crate) fn on_threads<T: Send>(
             .collect();
         handles.into_iter().map(|h| h.join().expect("flat search thread panicked")).collect()
     })
+}
+
+/// Row blocks per thread in [`on_blocks`].
+const BLOCKS_PER_THREAD: usize = 8;
+
+/// Runs `job` over contiguous blocks of rows covering `0..rows` on `threads` threads (the
+/// calling one among them), each thread with its own state from `init`, and returns the
+/// states. A thread takes the next block when it is done with one, so a thread that shares its
+/// core with other work (the dense leg runs beside the lexical legs) does less, where one fixed
+/// range a thread would make the search wait for it. The state (a top-k) carries over from one
+/// block to the next, so its threshold does too.
+pub(crate) fn on_blocks<S: Send>(
+    rows: usize,
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    job: impl Fn(&mut S, Range<usize>) + Sync,
+) -> Vec<S> {
+    let threads = threads.clamp(1, rows.max(1));
+    let per = rows.div_ceil(threads * BLOCKS_PER_THREAD).max(1);
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<S>> = Mutex::new(Vec::with_capacity(threads));
+    let work = || {
+        let mut state = init();
+        loop {
+            let block = next.fetch_add(1, Ordering::Relaxed);
+            if block * per >= rows {
+                break;
+            }
+            job(&mut state, block * per..((block + 1) * per).min(rows));
+        }
+        done.lock().unwrap_or_else(|e| e.into_inner()).push(state);
+    };
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(work);
+        }
+        work();
+    });
+    done.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One query over `range`.
