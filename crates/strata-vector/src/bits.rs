@@ -2,8 +2,8 @@
 //!
 //! At a million rows of 384 dimensions the int8 scan ([`crate::quant`]) reads 384 MB per
 //! query and is bound by memory bandwidth (about 17 ms on two cores). One bit per dimension
-//! is 48 MB: the first pass scans those, keeps the best `multiple × k` rows by an estimated
-//! score, and scores them exactly in f32, so returned scores stay exact and only the
+//! is 48 MB: the first pass scans those, keeps the best `multiple × max(k, 100)` rows by an
+//! estimated score, and scores them exactly in f32, so returned scores stay exact and only the
 //! candidate set is approximate.
 //!
 //! The codes: each row minus the segment's mean, `x' = x − μ`, is kept as the signs of its
@@ -124,7 +124,7 @@ impl BitMatrix {
         let truth: Vec<Vec<Hit>> =
             queries.iter().map(|q| flat::search(matrix, q, DEPTH, None).unwrap_or_default()).collect();
         let wanted = (TARGET_RECALL * (SAMPLES * DEPTH) as f64).ceil() as usize;
-        let found = MULTIPLES.iter().copied().find(|&multiple| {
+        MULTIPLES.iter().copied().find(|&multiple| {
             let kept: usize = queries
                 .iter()
                 .zip(&truth)
@@ -134,8 +134,7 @@ impl BitMatrix {
                 })
                 .sum();
             kept >= wanted
-        });
-        found
+        })
     }
 
     /// The candidate multiple this matrix was calibrated to.
