@@ -525,6 +525,9 @@ impl Writer<'_> {
         self.owners.insert(id, source);
         self.written += 1;
         self.since_commit += 1;
+        // The pages OCR'd so far go to the store's writer with each document, not only at a
+        // commit: a run of long scans between two commits then never holds their glyphs.
+        self.ocr_cache.stage(self.store.as_mut())?;
         if self.since_commit >= self.commit_every {
             self.commit()?;
             (self.on_commit)();
@@ -533,7 +536,7 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Commits what is staged, with the pages OCR'd since the last commit.
+    /// Commits what is staged, with the pages OCR'd and not yet staged.
     fn commit(&mut self) -> Result<()> {
         self.ocr_cache.stage(self.store.as_mut())?;
         self.store.commit()

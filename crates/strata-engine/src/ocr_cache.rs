@@ -1,5 +1,6 @@
 //! The index as the OCR stage's page cache: pages OCR'd before are read from the last
-//! commit, pages OCR'd in this ingest are written with its next commit.
+//! commit, pages OCR'd in this ingest are staged as each document is recorded and committed
+//! with it.
 //!
 //! The entries share the store's cache with the model-written contexts (keys never collide:
 //! each is blake3 of its own parts, see `strata_ingest::read::pdf::ocr`), so they outlive
@@ -35,7 +36,7 @@ impl OcrTally {
     }
 }
 
-/// Pages OCR'd before (in the index) and in this ingest (until its next commit).
+/// Pages OCR'd before (in the index) and in this ingest (until they are staged).
 pub(crate) struct OcrCache {
     location: Location,
     committed: OnceLock<Option<Box<dyn StoreRead>>>,
@@ -61,12 +62,13 @@ impl OcrCache {
         OcrTally { read: self.read.load(Ordering::Relaxed), cached: self.cached.load(Ordering::Relaxed) }
     }
 
-    /// Stages the pages OCR'd since the last call in `store`, for its next commit.
+    /// Stages the pages OCR'd since the last call in `store`, for its next commit (the
+    /// ingest driver calls it after each document it records).
     ///
-    /// Once committed they are no longer held here, and this ingest's reader of the index
+    /// Once staged they are no longer held here, and this ingest's reader of the index
     /// predates them: a page that appears again in a later file of the same ingest is OCR'd
     /// again (the next ingest finds it). That keeps what an ingest of many scans holds in
-    /// memory to the pages since its last commit.
+    /// memory to the pages of the documents in flight.
     pub(crate) fn stage(&self, store: &mut dyn StoreWrite) -> Result<()> {
         let fresh = std::mem::take(&mut *self.fresh.lock().unwrap_or_else(|e| e.into_inner()));
         if fresh.is_empty() {
