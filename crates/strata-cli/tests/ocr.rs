@@ -13,20 +13,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use common::{corpus, json, Ingested};
-use scan::Part;
-
-fn ocr_ready() -> bool {
-    match strata_ingest::read::pdf::ocr::unavailable("eng") {
-        None => true,
-        Some(why) if std::env::var("STRATA_REQUIRE_OCR").is_ok_and(|v| v == "1") => {
-            panic!("STRATA_REQUIRE_OCR=1 but {why}")
-        }
-        Some(why) => {
-            eprintln!("skipping: {why}");
-            false
-        }
-    }
-}
+use scan::{ocr_ready, Part};
 
 /// Ingests `pdf` (bytes) as `name` into a new index, asserting it did not fail.
 fn ingest(name: &str, pdf: &[u8]) -> Ingested {

@@ -9,7 +9,8 @@ use strata_core::Format;
 use strata_ingest::read::pdf::ocr::{OcrOptions, PageCache};
 use strata_ingest::read::{reader_with, Parsed};
 
-use super::{auto, corpus, ocr_ready, scan};
+use super::scan::{self, ocr_ready};
+use super::{auto, corpus};
 
 /// A cache in memory that counts the pages put in it.
 #[derive(Default)]

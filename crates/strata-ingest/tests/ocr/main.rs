@@ -28,10 +28,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use strata_core::{BlockKind, Config, Format};
-use strata_ingest::read::pdf::ocr::{self, OcrMode, OcrOptions};
+use strata_ingest::read::pdf::ocr::{OcrMode, OcrOptions};
 use strata_ingest::read::{reader_for, reader_with, Parsed};
 
 use measure::{cer, norm, page_texts, ws};
+use scan::ocr_ready;
 
 /// Scans are rendered at this resolution, as office scanners do.
 const SCAN_DPI: u32 = 300;
@@ -61,20 +62,6 @@ fn corpus() -> Option<PathBuf> {
     } else {
         eprintln!("skipping: the shared corpus is not at {}", dir.display());
         None
-    }
-}
-
-/// Whether OCR can run; with `STRATA_REQUIRE_OCR=1` its absence fails the test.
-fn ocr_ready() -> bool {
-    match ocr::unavailable("eng") {
-        None => true,
-        Some(why) if std::env::var("STRATA_REQUIRE_OCR").is_ok_and(|v| v == "1") => {
-            panic!("STRATA_REQUIRE_OCR=1 but {why}")
-        }
-        Some(why) => {
-            eprintln!("skipping: {why}");
-            false
-        }
     }
 }
 

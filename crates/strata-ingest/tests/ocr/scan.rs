@@ -10,6 +10,21 @@ use std::process::Command;
 
 use lopdf::{dictionary, Document, Object, ObjectId, Stream};
 
+/// Whether OCR can run here; without Tesseract or pdftoppm the test skips, saying why, and
+/// under `STRATA_REQUIRE_OCR=1` (CI) it fails instead.
+pub fn ocr_ready() -> bool {
+    match strata_ingest::read::pdf::ocr::unavailable("eng") {
+        None => true,
+        Some(why) if std::env::var("STRATA_REQUIRE_OCR").is_ok_and(|v| v == "1") => {
+            panic!("STRATA_REQUIRE_OCR=1 but {why}")
+        }
+        Some(why) => {
+            eprintln!("skipping: {why}");
+            false
+        }
+    }
+}
+
 /// A page of the new PDF: page `page` (1-based) of `source`, scanned or copied as it is.
 pub enum Part<'a> {
     /// Rendered at `dpi` and kept as an image only.
