@@ -380,3 +380,73 @@ impl Drop for Tmpfs {
         }
     }
 }
+
+/// A large segment whose rows form clusters of near-copies (as the million-chunk bench's do)
+/// gets calibrated one-bit codes beside its int8 codes; reopened, its scan returns the exact
+/// answer with exact scores, and a search inside one document scores that document's rows.
+#[test]
+fn a_large_clustered_segment_is_scanned_through_one_bit_codes() {
+    let dim = 384;
+    let n = strata_index::QUANT_MIN_ROWS.div_ceil(15);
+    let (bases, copies) = strata_vector::rng::near_copies(500, 120, dim, 21);
+    let mut records = docs(n);
+    let mut next = 0;
+    let mut vectors: std::collections::HashMap<ChunkId, Vec<f32>> = Default::default();
+    for r in &mut records {
+        let mut values = Vec::new();
+        for c in &r.chunks {
+            let v = copies[(next % (copies.len() / dim)) * dim..][..dim].to_vec();
+            next += 1;
+            values.extend_from_slice(&v);
+            vectors.insert(c.id.clone(), v);
+        }
+        r.vectors = Some(strata_core::ChunkVectors { model: "clustered-384".into(), dim, values });
+        r.section_vectors = None;
+    }
+    let exact = |q: &[f32], keep: &dyn Fn(&ChunkId) -> bool, k: usize| -> Vec<(ChunkId, f32)> {
+        let mut all: Vec<(ChunkId, f32)> = vectors
+            .iter()
+            .filter(|(id, _)| keep(id))
+            .map(|(id, v)| (id.clone(), v.iter().zip(q).map(|(a, b)| a * b).sum()))
+            .collect();
+        all.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        all.truncate(k);
+        all
+    };
+    let dir = TempDir::new().unwrap();
+    {
+        let mut store = create(dir.path());
+        store.set_ann_threshold(usize::MAX);
+        for r in &records {
+            store.put(r).unwrap();
+        }
+        store.commit().unwrap();
+    }
+    let files = segment_files(dir.path());
+    assert!(files.iter().any(|f| f.ends_with(".b1")), "one-bit codes written: {files:?}");
+    let store = EmbeddedStore::open(dir.path()).unwrap();
+    let (mut found, mut wanted) = (0, 0);
+    for b in (0..500).step_by(25) {
+        let q = &bases[b * dim..(b + 1) * dim];
+        let want = exact(q, &|_| true, 100);
+        let got = store.dense(q, &Filter::default(), 100).unwrap();
+        for h in &got {
+            let score: f32 = vectors[&h.chunk].iter().zip(q).map(|(a, b)| a * b).sum();
+            assert!((h.score - score).abs() < 1e-5, "{}: score {} is not exact ({score})", h.chunk, h.score);
+        }
+        found += got.iter().filter(|h| want.iter().any(|w| w.0 == h.chunk)).count();
+        wanted += want.len();
+    }
+    assert!(found as f64 >= 0.99 * wanted as f64, "{found} of {wanted} exact hits");
+    let doc = records[7].document.id.clone();
+    let in_doc: BTreeSet<ChunkId> = records[7].chunks.iter().map(|c| c.id.clone()).collect();
+    let q = &bases[3 * dim..4 * dim];
+    let got: Vec<ChunkId> = store
+        .dense(q, &Filter { doc: Some(doc), ..Filter::default() }, 5)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.chunk)
+        .collect();
+    let want: Vec<ChunkId> = exact(q, &|id| in_doc.contains(id), 5).into_iter().map(|x| x.0).collect();
+    assert_eq!(got, want);
+}
