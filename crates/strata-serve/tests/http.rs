@@ -5,6 +5,8 @@
 //! The dense leg is off here (no model needed); `strata-cli/tests/serve.rs` runs the binary
 //! with the model and a corpus document.
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -13,8 +15,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use strata_core::Config;
-use strata_engine::{Engine, OpenOptions};
-use strata_serve::{AppState, Listen};
+use strata_serve::Listen;
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "test-key-0123456789abcdef";
@@ -38,22 +39,9 @@ impl Server {
         config.serve.api_keys = vec![KEY.into()];
         config.serve.roots = vec![root.path().to_path_buf()];
         tweak(&mut config);
-        let dir = index.path().to_path_buf();
-        let engine = tokio::task::spawn_blocking(move || {
-            Engine::open(config, &dir, &OpenOptions { create: true, ..OpenOptions::default() })
-        })
-        .await
-        .unwrap()
-        .unwrap();
-        let state = AppState::new(Arc::new(engine)).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let listen = Listen { addr, public: false, mcp: true };
-        let shutdown = CancellationToken::new();
-        let token = shutdown.clone();
-        let handle = tokio::spawn(async move { strata_serve::serve(state, listener, &listen, token).await });
+        let common::Running { base, shutdown, handle } = common::serve(config, index.path(), true).await;
         Server {
-            base: format!("http://{addr}"),
+            base,
             client: reqwest::Client::new(),
             root: root.path().to_path_buf(),
             index: index.path().to_path_buf(),

@@ -5,14 +5,13 @@
 //!
 //! The page's behaviour in a real browser is `scripts/ui-checks.sh`'s business.
 
+mod common;
+
 use std::io::Read;
-use std::sync::Arc;
 
 use reqwest::header::{HeaderMap, ACCEPT_ENCODING};
 use reqwest::StatusCode;
 use strata_core::Config;
-use strata_engine::{Engine, OpenOptions};
-use strata_serve::{AppState, Listen};
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "ui-key-0123456789abcdef";
@@ -32,27 +31,8 @@ impl Server {
         let mut config = Config::default();
         config.dense.enabled = false;
         config.serve.api_keys = vec![KEY.into(), format!("read:{READ_KEY}")];
-        let dir = index.path().to_path_buf();
-        let engine = tokio::task::spawn_blocking(move || {
-            Engine::open(config, &dir, &OpenOptions { create: true, ..OpenOptions::default() })
-        })
-        .await
-        .unwrap()
-        .unwrap();
-        let state = AppState::new(Arc::new(engine)).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let listen = Listen { addr, public: false, mcp: false };
-        let shutdown = CancellationToken::new();
-        let token = shutdown.clone();
-        let handle = tokio::spawn(async move { strata_serve::serve(state, listener, &listen, token).await });
-        Server {
-            base: format!("http://{addr}"),
-            client: reqwest::Client::new(),
-            shutdown,
-            handle,
-            _index: index,
-        }
+        let common::Running { base, shutdown, handle } = common::serve(config, index.path(), false).await;
+        Server { base, client: reqwest::Client::new(), shutdown, handle, _index: index }
     }
 
     fn get(&self, path: &str) -> reqwest::RequestBuilder {
