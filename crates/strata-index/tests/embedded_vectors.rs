@@ -155,18 +155,21 @@ fn a_graph_that_does_not_pay_off_is_not_kept() {
 
 /// A large segment without a graph gets int8 codes; they are reloaded on open, and the
 /// rescored scan returns the exact answer with exact scores, filtered or not.
+/// Writes `records` in one commit, as one segment without a graph.
+fn write_one_segment(dir: &std::path::Path, records: &[DocumentRecord]) {
+    let mut store = create(dir);
+    store.set_ann_threshold(usize::MAX);
+    for r in records {
+        store.put(r).unwrap();
+    }
+    store.commit().unwrap();
+}
+
 #[test]
 fn a_large_segment_without_a_graph_is_scanned_through_int8_codes() {
     let dir = TempDir::new().unwrap();
     let records = docs(strata_index::QUANT_MIN_ROWS.div_ceil(15));
-    {
-        let mut store = create(dir.path());
-        store.set_ann_threshold(usize::MAX);
-        for r in &records {
-            store.put(r).unwrap();
-        }
-        store.commit().unwrap();
-    }
+    write_one_segment(dir.path(), &records);
     let files = segment_files(dir.path());
     assert!(files.iter().any(|f| f.ends_with(".q8")), "codes written: {files:?}");
     assert!(!files.iter().any(|f| f.ends_with(".hnsw")), "no graph: {files:?}");
@@ -414,14 +417,7 @@ fn a_large_clustered_segment_is_scanned_through_one_bit_codes() {
         all
     };
     let dir = TempDir::new().unwrap();
-    {
-        let mut store = create(dir.path());
-        store.set_ann_threshold(usize::MAX);
-        for r in &records {
-            store.put(r).unwrap();
-        }
-        store.commit().unwrap();
-    }
+    write_one_segment(dir.path(), &records);
     let files = segment_files(dir.path());
     assert!(files.iter().any(|f| f.ends_with(".b1")), "one-bit codes written: {files:?}");
     let store = EmbeddedStore::open(dir.path()).unwrap();
