@@ -4,6 +4,7 @@
 //! scripts/fetch-models.sh all-MiniLM-L6-v2
 //! cargo bench -p strata-engine --bench latency            # 1,000,000 chunks
 //! STRATA_BENCH_CHUNKS=100000 cargo bench -p strata-engine --bench latency
+//! STRATA_BENCH_MODES=keyword,hierarchical STRATA_BENCH_ROUNDS=20 cargo bench -p strata-engine --bench latency
 //! ```
 //!
 //! The index: the corpus's Markdown, HTML and text documents, read and chunked as
@@ -273,14 +274,22 @@ fn main() -> Result<()> {
         .with_embedder(&precomputed)?
         .with_tokenizer(Arc::clone(pipeline.tokenizer()))?;
 
-    scan_recall(&index, &embedded)?;
+    // `STRATA_BENCH_MODES=keyword,hierarchical` times only those modes (and skips the scans'
+    // recall check, which the full run prints).
+    let modes: Vec<Mode> = match std::env::var("STRATA_BENCH_MODES") {
+        Ok(list) => list.split(',').map(|m| m.trim().parse()).collect::<Result<_>>()?,
+        Err(_) => {
+            scan_recall(&index, &embedded)?;
+            vec![Mode::Keyword, Mode::Exact, Mode::Dense, Mode::Hybrid, Mode::Hierarchical]
+        }
+    };
 
     println!("# Search latency, {chunks} chunks ({vectors} vectors), {} queries × rounds", QUERIES.len());
     println!();
     println!("| mode | response | p50 total | p95 total | stages, p50 (p95) in ms |");
     println!("|---|---|---|---|---|");
     let rounds: usize = std::env::var("STRATA_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
-    for mode in [Mode::Keyword, Mode::Exact, Mode::Dense, Mode::Hybrid, Mode::Hierarchical] {
+    for mode in modes {
         for full in [false, true] {
             let mut stages: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
             // One warm-up round, not counted.

@@ -29,6 +29,7 @@ mod check;
 mod query;
 mod read;
 mod recover;
+mod top;
 mod write;
 
 pub use check::Check;

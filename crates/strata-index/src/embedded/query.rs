@@ -7,20 +7,19 @@ use std::ops::Bound;
 
 use serde::Deserialize;
 use strata_core::{ChunkId, Error, Result};
-use tantivy::collector::{Count, DocSetCollector, TopDocs};
+use tantivy::collector::{Count, DocSetCollector};
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RangeQuery, TermQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
+use super::top::TopWithTies;
 use super::{tv, EmbeddedStore};
 use crate::store::{Filter, LegHit, SectionHit};
-use crate::ties::{same_score, sort_lexical};
+use crate::ties::sort_lexical;
 
-/// Hits read past `limit` to see whether a tie crosses the cut.
-const TIE_MARGIN: usize = 16;
-/// The most hits read to settle a tie at the cut: `limit` times this, at least
+/// The most hits kept to settle a tie at the cut: `limit` times this, at least
 /// [`MIN_TIE_FETCH`]. A wider tie (thousands of chunks scoring exactly alike, as a common
 /// defined term can give the exact leg) is cut where tantivy puts it.
 const TIE_FETCH_FACTOR: usize = 8;
@@ -142,30 +141,18 @@ impl EmbeddedStore {
     /// by segment and document number and sums term scores in an order that follows the
     /// segment layout, both of which depend on indexing threads and merges, so the same data
     /// could rank differently after another ingest; scores within [`crate::SCORE_TIE`] are
-    /// one tie, and more hits are read while a tie crosses the cut.
+    /// one tie, and a tie that crosses the cut is read whole ([`TopWithTies`]).
     pub(super) fn top(&self, kind: &str, query: &dyn Query, limit: usize) -> Result<Vec<LegHit>> {
         let searcher = self.searcher();
         let stats =
             KindStats::new(&searcher, Term::from_field_text(self.f.kind, kind)).map_err(self.err())?;
         let limit = limit.max(1);
         let cap = (limit * TIE_FETCH_FACTOR).max(MIN_TIE_FETCH);
-        let mut fetch = limit + TIE_MARGIN;
-        let top = loop {
-            let top = searcher
-                .search_with_statistics_provider(query, &TopDocs::with_limit(fetch).order_by_score(), &stats)
-                .map_err(self.err())?;
-            let tie_at_cut =
-                top.len() == fetch && top.len() > limit && same_score(top[limit - 1].0, top[top.len() - 1].0);
-            if !tie_at_cut || fetch >= cap {
-                break top;
-            }
-            fetch = (fetch * 4).min(cap);
-        };
-        // Only hits tied with or above the score at the cut can be returned; load no others.
-        let floor = top.get(limit - 1).map_or(f32::MIN, |h| h.0);
+        let top = searcher
+            .search_with_statistics_provider(query, &TopWithTies::new(limit, cap), &stats)
+            .map_err(self.err())?;
         let mut hits = top
             .into_iter()
-            .filter(|(score, _)| *score >= floor || same_score(*score, floor))
             .map(|(score, addr)| {
                 let doc: TantivyDocument = searcher.doc(addr).map_err(self.err())?;
                 Ok(LegHit { chunk: ChunkId::from(self.str_field(&doc, self.f.chunk_id)), score })
