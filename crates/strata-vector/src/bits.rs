@@ -30,9 +30,9 @@ use std::path::Path;
 use memmap2::Mmap;
 
 use crate::error::VectorError;
-use crate::flat::{self, on_blocks, threads_for, Filter};
+use crate::flat::{self, on_blocks, rescore, threads_for, Filter};
 use crate::fsio::{codes_header, open_codes, u32_at, write_atomically, CODES_HEADER_LEN};
-use crate::kernel::dot_fn;
+use crate::kernel::{prefetch, PREFETCH_AHEAD};
 use crate::matrix::{check_dim, Matrix};
 use crate::topk::{merge, Hit, TopK};
 
@@ -199,12 +199,7 @@ impl BitMatrix {
             || TopK::new(candidates),
             |top, range| self.scan(&plan, top, filter, range),
         );
-        let dot = dot_fn();
-        let mut top = TopK::new(k);
-        for (row, _) in merge(tops.into_iter().map(TopK::into_sorted_vec), candidates) {
-            top.push(row, dot(matrix.row(row as usize), query));
-        }
-        top.into_sorted_vec()
+        rescore(matrix, query, &merge(tops.into_iter().map(TopK::into_sorted_vec), candidates), k)
     }
 
     /// Offers the rows of `range` to `top` by estimate.
@@ -295,6 +290,7 @@ struct Rows<'a> {
 fn scan_rows(rows: &Rows, plan: &Query, top: &mut TopK, filter: Option<Filter<'_>>, range: Range<usize>) {
     let mut threshold = f32::NEG_INFINITY;
     for r in range {
+        prefetch(rows.bits, r * rows.stride + PREFETCH_AHEAD, 1);
         if filter.is_some_and(|keep| !keep(r as u32)) {
             continue;
         }
@@ -350,6 +346,7 @@ unsafe fn scan_avx512(
     assert!(rows.bits.len() >= rows.scales.len() * rows.stride && rows.stride == words * 8);
     let mut threshold = f32::NEG_INFINITY;
     for r in range {
+        prefetch(rows.bits, r * rows.stride + PREFETCH_AHEAD, 1);
         if filter.is_some_and(|keep| !keep(r as u32)) {
             continue;
         }

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::error::VectorError;
-use crate::kernel::{dot_fn, scores_block};
+use crate::kernel::{dot_fn, prefetch, scores_block, PREFETCH_AHEAD};
 use crate::matrix::{check_dim, Matrix};
 use crate::topk::{merge, Hit, TopK};
 
@@ -187,7 +187,9 @@ fn scan_one<M: Matrix + ?Sized>(
     // measured twice as fast as the register-tiled block kernel with one query.
     let dot = dot_fn();
     let mut threshold = f32::NEG_INFINITY;
+    let ahead = (PREFETCH_AHEAD / std::mem::size_of_val(query)).max(1);
     for r in range {
+        prefetch(data, (r + ahead) * dim, dim);
         let s = dot(&data[r * dim..(r + 1) * dim], query);
         if s > threshold {
             top.push(r as u32, s);
@@ -251,4 +253,28 @@ fn scan_batch<M: Matrix + ?Sized>(
         }
     }
     tops.into_iter().map(TopK::into_sorted_vec).collect()
+}
+
+/// How many candidates ahead [`rescore`] prefetches a row.
+const RESCORE_AHEAD: usize = 4;
+
+/// The best `k` of `candidates` (rows of `matrix`) by their exact score against `query`: the
+/// second pass of the quantized scans. The rows are scattered, so each is prefetched a few
+/// candidates before it is scored.
+pub(crate) fn rescore<M: Matrix + ?Sized>(
+    matrix: &M,
+    query: &[f32],
+    candidates: &[Hit],
+    k: usize,
+) -> Vec<Hit> {
+    let (dot, dim, data) = (dot_fn(), matrix.dim(), matrix.as_slice());
+    let mut top = TopK::new(k);
+    for (i, &(row, _)) in candidates.iter().enumerate() {
+        if let Some(&(next, _)) = candidates.get(i + RESCORE_AHEAD) {
+            prefetch(data, next as usize * dim, dim);
+        }
+        let r = row as usize;
+        top.push(row, dot(&data[r * dim..(r + 1) * dim], query));
+    }
+    top.into_sorted_vec()
 }

@@ -33,9 +33,9 @@ use std::path::Path;
 use memmap2::Mmap;
 
 use crate::error::VectorError;
-use crate::flat::{on_threads, threads_for, Filter};
+use crate::flat::{self, on_threads, threads_for, Filter};
 use crate::fsio::{codes_header, open_codes, write_atomically, CODES_HEADER_LEN};
-use crate::kernel::dot_fn;
+use crate::kernel::{prefetch, PREFETCH_AHEAD};
 use crate::matrix::{check_dim, Matrix};
 use crate::topk::{merge, Hit, TopK};
 
@@ -163,12 +163,7 @@ impl QuantMatrix {
         let candidates = k.saturating_mul(rescore.max(1));
         let lists =
             on_threads(self.rows, threads_for(self.rows), |range| self.scan(&q, candidates, filter, range));
-        let dot = dot_fn();
-        let mut top = TopK::new(k);
-        for (row, _) in merge(lists, candidates) {
-            top.push(row, dot(matrix.row(row as usize), query));
-        }
-        Ok(top.into_sorted_vec())
+        Ok(flat::rescore(matrix, query, &merge(lists, candidates), k))
     }
 
     fn scan(&self, q: &[i8], n: usize, filter: Option<Filter<'_>>, range: Range<usize>) -> Vec<Hit> {
@@ -178,6 +173,7 @@ impl QuantMatrix {
         let codes = self.codes.as_slice();
         let mut threshold = f32::NEG_INFINITY;
         for r in range {
+            prefetch(codes, r * d + PREFETCH_AHEAD, d);
             if filter.is_some_and(|keep| !keep(r as u32)) {
                 continue;
             }
