@@ -243,3 +243,44 @@ fn section_vectors_feed_the_dense_section_leg() {
     let summary = run_json(&plain, &["ingest", sample]);
     assert_eq!(summary["sections_embedded"], 0);
 }
+
+/// Every document's root gets its profile's vector, even without section vectors, and with
+/// `[search.weights] documents_dense` the document leg orders the documents a query names by
+/// it: two filings of one company that BM25 cannot tell apart (the query shares no word with
+/// either's content) come in the order of their meaning.
+#[test]
+fn documents_dense_orders_the_named_documents_by_their_profile_vectors() {
+    if !model_ready() {
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let index = dir.path().join("index");
+    let (a, b) = (dir.path().join("acme-a.md"), dir.path().join("acme-b.md"));
+    std::fs::write(&a, "# Plant report\n\n## Output\n\nThe solar panel plant shipped more modules.\n")
+        .unwrap();
+    std::fs::write(&b, "# Staff bulletin\n\n## Benefits\n\nThe dental insurance plan now covers braces.\n")
+        .unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    run_json(&index, &["ingest", a, "--meta", "company=Acme Widgets"]);
+    run_json(&index, &["ingest", b, "--meta", "company=Acme Widgets"]);
+    assert!(std::fs::read_dir(index.join("vectors/sections"))
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().ends_with(".vec")));
+
+    let config = dir.path().join("strata.toml");
+    let top = |weight: &str| {
+        std::fs::write(&config, format!("[search.weights]\ndocuments_dense = {weight}\n")).unwrap();
+        let config = config.to_str().unwrap();
+        let query = "Acme Widgets orthodontic coverage for teeth";
+        let r = run_json(&index, &["--config", config, "search", query, "--mode", "hybrid"]);
+        let first = r["hits"].as_array().unwrap().iter().find(|h| h["document_rank"] == 1).cloned();
+        let path = first.map(|h| h["source_path"].as_str().unwrap().to_string()).unwrap_or_default();
+        (path, r["timings"]["embed"].is_number())
+    };
+    let (path, embedded) = top("1.0");
+    assert!(path.ends_with("acme-b.md"), "the bulletin is about teeth: {path}");
+    assert!(embedded, "the documents stage embedded the query");
+    let (path, _) = top("0.0");
+    assert!(path.ends_with("acme-a.md"), "without it BM25 ties the two, and the first id wins: {path}");
+}

@@ -49,6 +49,16 @@ pub struct DocumentProfile {
 }
 
 impl DocumentProfile {
+    /// The text the dense document leg embeds: name, period and lead, one per line.
+    pub fn text(&self) -> String {
+        [&self.name, &self.period, &self.lead]
+            .into_iter()
+            .filter(|p| !p.trim().is_empty())
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// The profile of `doc`. Needs no text: the lead was kept in [`Document::lead`].
     pub fn of(doc: &Document) -> DocumentProfile {
         let mut name = Vec::new();

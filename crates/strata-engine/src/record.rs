@@ -212,9 +212,14 @@ impl RecordStep<'_> {
                 ));
             }
             ing.vectors = Some(embedded.vectors);
+            // Every document's root gets its profile's vector (the dense document leg); the
+            // other sections theirs only when asked for.
+            let sections = match self.section_vectors {
+                true => strata_embed::sections::embed_sections(embedder, &ing.document),
+                false => strata_embed::sections::embed_document(embedder, &ing.document),
+            };
+            ing.section_vectors = sections.map_err(fail(Stage::Sections))?;
             if self.section_vectors {
-                ing.section_vectors = strata_embed::sections::embed_sections(embedder, &ing.document)
-                    .map_err(fail(Stage::Sections))?;
                 recorded.sections_embedded = ing.section_vectors.as_ref().map_or(0, |s| s.nodes.len());
             }
             recorded.embed_seconds = embedded.seconds + started.elapsed().as_secs_f64();

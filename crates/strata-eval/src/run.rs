@@ -79,6 +79,7 @@ impl Strategy {
                 "headings" => c.weights.headings = number()?,
                 "sections" => c.weights.sections = number()?,
                 "documents" => c.weights.documents = number()?,
+                "documents_dense" => c.weights.documents_dense = number()?,
                 "rrf_k" => c.rrf_k = number()?,
                 "per_section" => c.chunks_per_section = number()? as usize,
                 "highlight_sentences" => c.dense_highlight_sentences = number()? as usize,
@@ -117,7 +118,8 @@ impl Strategy {
 }
 
 /// The settings a strategy may change, as its error lists them.
-const SETTINGS: &str = "keyword, exact, dense, headings, sections, documents, fusion, rrf_k, document_k, \
+const SETTINGS: &str =
+    "keyword, exact, dense, headings, sections, documents, documents_dense, fusion, rrf_k, document_k, \
      per_section, highlights or highlight_sentences";
 
 /// What to run.

@@ -41,6 +41,8 @@ pub const LEAD_WEIGHT: f32 = 0.1;
 pub const SHORTLIST: f32 = 0.8;
 /// The most documents a shortlist holds.
 pub const MAX_SHORTLIST: usize = 4;
+/// The most named documents the dense document leg compares with the query.
+pub const DENSE_CANDIDATES: usize = 8;
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
@@ -230,6 +232,40 @@ impl DocumentIndex {
 }
 
 impl DocumentRanking {
+    /// The documents the dense document leg compares with the query: the first
+    /// [`DENSE_CANDIDATES`] named ones, when the best document is named and so are others
+    /// (with one, there is nothing to order).
+    pub fn dense_candidates(&self) -> Vec<DocId> {
+        if !self.hits.first().is_some_and(|h| h.named) {
+            return Vec::new();
+        }
+        let named: Vec<DocId> =
+            self.hits.iter().filter(|h| h.named).take(DENSE_CANDIDATES).map(|h| h.doc.clone()).collect();
+        if named.len() < 2 {
+            return Vec::new();
+        }
+        named
+    }
+
+    /// Blends each candidate's dense `similarity` (every candidate has one) into its score:
+    /// `bm25 / best bm25 + weight × similarity / best similarity`, scaled so that the best
+    /// blend keeps the best score; the other documents keep theirs. A document the BM25
+    /// scores named first can so lose its place only to another named document.
+    pub fn blend(&mut self, similarity: &HashMap<DocId, f32>, weight: f32) {
+        let candidates = || self.hits.iter().filter(|h| similarity.contains_key(&h.doc));
+        let best_bm25 = candidates().map(|h| h.score).fold(0.0, f32::max);
+        let best_sim = similarity.values().copied().fold(0.0, f32::max);
+        if best_bm25 <= 0.0 || best_sim <= 0.0 || weight <= 0.0 {
+            return;
+        }
+        let blend = |h: &DocumentHit| h.score / best_bm25 + weight * similarity[&h.doc].max(0.0) / best_sim;
+        let best_blend = candidates().map(blend).fold(0.0, f32::max);
+        for hit in self.hits.iter_mut().filter(|h| similarity.contains_key(&h.doc)) {
+            hit.score = best_bm25 * blend(hit) / best_blend;
+        }
+        self.hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.doc.cmp(&b.doc)));
+    }
+
     /// The documents the query names (see the module doc): empty unless the best document's
     /// name matched, else the named documents within [`SHORTLIST`] of it, at most
     /// [`MAX_SHORTLIST`].

@@ -53,6 +53,8 @@ pub struct Legs<'s> {
     /// dense legs also search each of them alone, so that their chunks reach fusion even
     /// when other documents fill a leg's list.
     pub scope: &'s [DocumentHit],
+    /// The query's vector when an earlier stage (the documents stage) embedded it already.
+    pub vector: Option<&'s [f32]>,
 }
 
 /// Milliseconds since `at`.
@@ -71,7 +73,8 @@ pub(crate) fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
 struct DenseLeg {
     hits: Vec<LegHit>,
     vector: Vec<f32>,
-    embed_ms: f64,
+    /// `None` when the query came embedded ([`Legs::vector`]).
+    embed_ms: Option<f64>,
     search_ms: f64,
 }
 
@@ -95,7 +98,7 @@ impl<'s> Legs<'s> {
             Mode::Hybrid | Mode::Hierarchical => self.hybrid(req, plan, depth, timings)?,
             Mode::Dense => {
                 let dense = self.dense(&req.query, &req.filter, depth)?;
-                timings.embed = Some(dense.embed_ms);
+                timings.embed = dense.embed_ms.or(timings.embed);
                 timings.dense = Some(dense.search_ms);
                 Retrieved { vector: Some(dense.vector), ..none(single(Leg::Dense, dense.hits)) }
             }
@@ -116,8 +119,13 @@ impl<'s> Legs<'s> {
     fn dense(&self, query: &str, filter: &Filter, depth: usize) -> Result<DenseLeg> {
         match (self.embedder, &self.store.manifest().dense) {
             (Some(embedder), Some(_)) => {
-                let (vector, embed_ms) = timed(|| embedder.embed_query(query));
-                let vector = vector?;
+                let (vector, embed_ms) = match self.vector {
+                    Some(v) => (v.to_vec(), None),
+                    None => {
+                        let (vector, ms) = timed(|| embedder.embed_query(query));
+                        (vector?, Some(ms))
+                    }
+                };
                 let (hits, search_ms) = timed(|| self.store.dense(&vector, filter, depth));
                 Ok(DenseLeg { hits: hits?, vector, embed_ms, search_ms })
             }
@@ -213,7 +221,7 @@ impl<'s> Legs<'s> {
             sections: lexical.sections.into_iter().map(|s| (s.doc, s.node)).collect(),
         }];
         if let Some((dense, dense_sections)) = dense {
-            timings.embed = Some(dense.embed_ms);
+            timings.embed = dense.embed_ms.or(timings.embed);
             timings.dense = Some(dense.search_ms);
             lists.push(RankedList { leg: Leg::Dense, weight: weights.dense, hits: dense.hits });
             vector = Some(dense.vector);

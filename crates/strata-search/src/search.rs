@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use strata_core::config::SearchConfig;
-use strata_core::{Error, Result};
+use strata_core::{Error, NodeId, Result};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
-use strata_index::StoreRead;
+use strata_index::{Filter, StoreRead};
 use strata_ingest::tokenize::Tokenizer;
 
 use crate::documents::{DocumentHit, DocumentIndex, DocumentRanking};
@@ -125,12 +125,12 @@ impl<'s> Searcher<'s> {
 
     /// Whether the dense leg can run: the index has vectors and an embedder was given.
     pub fn has_dense(&self) -> bool {
-        self.legs(&[]).has_dense()
+        self.legs(&[], None).has_dense()
     }
 
     /// What the retrieve stage searches, the documents in `scope` deeper.
-    fn legs<'a>(&'a self, scope: &'a [DocumentHit]) -> Legs<'a> {
-        Legs { store: self.store, embedder: self.embedder, weights: &self.config.weights, scope }
+    fn legs<'a>(&'a self, scope: &'a [DocumentHit], vector: Option<&'a [f32]>) -> Legs<'a> {
+        Legs { store: self.store, embedder: self.embedder, weights: &self.config.weights, scope, vector }
     }
 
     /// The documents stage: the documents the query names, in the modes that use them and
@@ -146,6 +146,47 @@ impl<'s> Searcher<'s> {
         timings.documents = Some(ms);
         tracing::debug!(shortlist = ?ranking.shortlist(), "documents");
         ranking
+    }
+
+    /// The dense document leg: when the query names several documents and
+    /// `[search.weights] documents_dense` is above 0, the query is embedded (once: the dense
+    /// leg reuses the vector, which it returns) and compared with each named document's
+    /// profile (its root's vector), and the similarities are blended into `ranking`. An
+    /// index without documents' vectors (made before them) leaves the ranking alone.
+    fn document_similarity(
+        &self,
+        req: &SearchRequest,
+        ranking: &mut DocumentRanking,
+        timings: &mut Timings,
+    ) -> Result<Option<Vec<f32>>> {
+        let weight = self.config.weights.documents_dense;
+        let candidates = ranking.dense_candidates();
+        let Some(embedder) =
+            self.embedder.filter(|_| weight > 0.0 && !candidates.is_empty() && self.has_dense())
+        else {
+            return Ok(None);
+        };
+        let (vector, ms) = timed(|| embedder.embed_query(&req.query));
+        timings.embed = Some(ms);
+        let vector = vector?;
+        let at = Instant::now();
+        let mut similarity = HashMap::new();
+        let wanted = candidates.len();
+        for doc in candidates {
+            let root = Filter {
+                doc: Some(doc.clone()),
+                nodes: Some((NodeId::ROOT, NodeId::ROOT)),
+                ..Filter::default()
+            };
+            if let Some(hit) = self.store.section_dense(&vector, &root, 1)?.first() {
+                similarity.insert(doc, hit.score);
+            }
+        }
+        if similarity.len() == wanted {
+            ranking.blend(&similarity, weight as f32);
+        }
+        *timings.documents.get_or_insert(0.0) += ms_since(at);
+        Ok(Some(vector))
     }
 
     /// Runs one search.
@@ -188,10 +229,16 @@ impl<'s> Searcher<'s> {
         let (plan, plan_ms) = timed(|| Plan::read(&req.query, &self.catalog.defined_terms));
         timings.plan = plan_ms;
         tracing::debug!(?plan, "plan");
-        let ranking = self.documents(req, &mut timings);
+        let mut ranking = self.documents(req, &mut timings);
+        let vector = self.document_similarity(req, &mut ranking, &mut timings)?;
         let shortlist = ranking.shortlist();
 
-        let retrieved = self.legs(shortlist).retrieve(req, &plan, LEG_DEPTH.max(req.k), &mut timings)?;
+        let retrieved = self.legs(shortlist, vector.as_deref()).retrieve(
+            req,
+            &plan,
+            LEG_DEPTH.max(req.k),
+            &mut timings,
+        )?;
         let lifts = fuse::document_lifts(self.fusion.as_ref(), shortlist, self.config.weights.documents);
         let (mut fused, fuse_ms) = timed(|| {
             let mut fused = self.fusion.fuse(&retrieved.lists);

@@ -177,11 +177,23 @@ pub struct LegWeights {
     /// profiles (name, period, first pages) and lifts the chunks of the documents a query
     /// names. 0 turns it off. Default 1.
     pub documents: f64,
+    /// Hybrid and hierarchical mode: how much the dense similarity between the query and
+    /// the profile of each document it names (its root's vector) counts against their BM25
+    /// scores when the document leg orders them. 0 turns it off. Default 0.
+    pub documents_dense: f64,
 }
 
 impl Default for LegWeights {
     fn default() -> Self {
-        LegWeights { keyword: 1.0, exact: 1.0, dense: 1.0, headings: 1.0, sections: 0.0, documents: 1.0 }
+        LegWeights {
+            keyword: 1.0,
+            exact: 1.0,
+            dense: 1.0,
+            headings: 1.0,
+            sections: 0.0,
+            documents: 1.0,
+            documents_dense: 0.0,
+        }
     }
 }
 
@@ -232,6 +244,7 @@ impl LegWeights {
             ("headings", self.headings),
             ("sections", self.sections),
             ("documents", self.documents),
+            ("documents_dense", self.documents_dense),
         ] {
             if !(w.is_finite() && w >= 0.0) {
                 return Err(Error::user(format!(

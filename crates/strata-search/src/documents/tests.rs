@@ -107,3 +107,32 @@ fn one_shared_word_does_not_name_a_document() {
     assert!(index.rank("Which states of the United States did the game launch in?").shortlist().is_empty());
     assert_eq!(top(&index, "What did the State of the Union say about fees?"), ["sotu"]);
 }
+
+#[test]
+fn dense_similarity_orders_the_named_documents_and_never_unnames_the_first() {
+    let index = filings();
+    // "MGM Resorts" names both MGM filings, equally by BM25 (no year).
+    let mut ranking = index.rank("MGM Resorts hotel occupancy");
+    let candidates = ranking.dense_candidates();
+    assert_eq!(candidates.len(), 2, "{ranking:?}");
+    let shortlist = |r: &DocumentRanking| r.shortlist().iter().map(|h| h.doc.to_string()).collect::<Vec<_>>();
+    let before = shortlist(&ranking);
+    let best = ranking.hits[0].score;
+    let sim = |a: f32, b: f32| HashMap::from([(DocId("mgm18".into()), a), (DocId("mgm20".into()), b)]);
+
+    // Weight 0 changes nothing.
+    let mut same = ranking.clone();
+    same.blend(&sim(0.2, 0.6), 0.0);
+    assert_eq!(same, ranking);
+
+    ranking.blend(&sim(0.2, 0.6), 1.0);
+    assert_eq!(ranking.hits[0].doc.as_str(), "mgm20", "{ranking:?}");
+    assert_eq!(ranking.hits[0].score, best, "the best keeps the best score");
+    assert!(ranking.hits[1].score < best);
+    assert_eq!(shortlist(&ranking)[0], "mgm20");
+    assert_eq!(before.len(), 2);
+
+    // A query naming one document has no candidates: nothing to order.
+    assert!(index.rank("How did AMD's gross margin change in 2015?").dense_candidates().is_empty());
+    assert!(index.rank("revenue growth").dense_candidates().is_empty(), "names none");
+}
