@@ -27,7 +27,9 @@
 //! share of one half): places given to a
 //! section's neighbouring chunks are places hybrid gives to other pages. The section legs as
 //! a term at weight 1 (.635 with the named sections): across documents the profile of a
-//! section that shares the query's words is no evidence that it answers it.
+//! section that shares the query's words is no evidence that it answers it. A prior for
+//! chunks early in their document (+.010 page recall@10 on financebench-dev at a quarter of a
+//! leg, with lower MRR on anthropic-codebase and chroma-chunking).
 
 use std::collections::{HashMap, HashSet};
 
