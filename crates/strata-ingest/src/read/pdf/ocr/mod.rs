@@ -73,7 +73,25 @@ pub fn limit_openmp_threads() {
 }
 
 /// What to install for OCR, when something is missing; `None` when OCR can run.
+///
+/// A check that passed is remembered for the process (per language list): it loads the
+/// language data into a whole Tesseract engine, which a scanned document would otherwise pay
+/// again before its workers load their own. One that failed is made again, so that OCR
+/// starts working once the missing package is installed.
 pub fn unavailable(languages: &str) -> Option<String> {
+    static READY: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let ready = || READY.lock().unwrap_or_else(|e| e.into_inner());
+    if ready().iter().any(|l| l == languages) {
+        return None;
+    }
+    let missing = check(languages);
+    if missing.is_none() {
+        ready().push(languages.to_string());
+    }
+    missing
+}
+
+fn check(languages: &str) -> Option<String> {
     if tesseract::version().is_none() {
         return Some(
             "Tesseract is not installed; install it (`apt-get install tesseract-ocr`, or `brew install tesseract`) for strata to OCR scanned pages"
