@@ -20,43 +20,36 @@ pub const SLICE: usize = 64;
 /// The section vectors of `doc`: its root's (the document's profile), then each other
 /// section profile's; `None` when it has neither.
 pub fn embed_sections(embedder: &dyn Embedder, doc: &Document) -> Result<Option<SectionVectors>> {
-    let document = DocumentProfile::of(doc).text();
-    let mut nodes = Vec::new();
-    let mut texts = Vec::new();
-    if !document.trim().is_empty() {
-        nodes.push(NodeId::ROOT);
-        texts.push(document);
-    }
-    for profile in section_profiles(doc).into_iter().filter(|p| p.node != NodeId::ROOT) {
-        nodes.push(profile.node);
-        texts.push(profile.text());
-    }
-    if texts.is_empty() {
-        return Ok(None);
-    }
-    let info = embedder.info();
-    let mut values = Vec::with_capacity(texts.len() * info.dim);
-    for slice in texts.chunks(SLICE) {
-        let refs: Vec<&str> = slice.iter().map(String::as_str).collect();
-        values.extend_from_slice(embedder.embed_passages(&refs)?.as_slice());
-    }
-    Ok(Some(SectionVectors {
-        nodes,
-        vectors: ChunkVectors { model: info.model_id.clone(), dim: info.dim, values },
-    }))
+    let others =
+        section_profiles(doc).into_iter().filter(|p| p.node != NodeId::ROOT).map(|p| (p.node, p.text()));
+    embed(embedder, root(doc).into_iter().chain(others).collect())
 }
 
 /// The vector of `doc`'s root alone: its profile ([`DocumentProfile::text`]), for the dense
 /// document leg; `None` when the profile is empty.
 pub fn embed_document(embedder: &dyn Embedder, doc: &Document) -> Result<Option<SectionVectors>> {
+    embed(embedder, root(doc).into_iter().collect())
+}
+
+/// The root's text, the document's profile, unless it is empty.
+fn root(doc: &Document) -> Option<(NodeId, String)> {
     let text = DocumentProfile::of(doc).text();
-    if text.trim().is_empty() {
+    (!text.trim().is_empty()).then_some((NodeId::ROOT, text))
+}
+
+/// The passages' vectors, [`SLICE`] per call; `None` for no passage.
+fn embed(embedder: &dyn Embedder, passages: Vec<(NodeId, String)>) -> Result<Option<SectionVectors>> {
+    if passages.is_empty() {
         return Ok(None);
     }
     let info = embedder.info();
-    let values = embedder.embed_passages(&[text.as_str()])?.as_slice().to_vec();
+    let mut values = Vec::with_capacity(passages.len() * info.dim);
+    for slice in passages.chunks(SLICE) {
+        let refs: Vec<&str> = slice.iter().map(|(_, text)| text.as_str()).collect();
+        values.extend_from_slice(embedder.embed_passages(&refs)?.as_slice());
+    }
     Ok(Some(SectionVectors {
-        nodes: vec![NodeId::ROOT],
+        nodes: passages.into_iter().map(|(node, _)| node).collect(),
         vectors: ChunkVectors { model: info.model_id.clone(), dim: info.dim, values },
     }))
 }
