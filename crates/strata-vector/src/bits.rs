@@ -33,7 +33,7 @@ use crate::error::VectorError;
 use crate::flat::{self, on_blocks, rescore, threads_for, Filter};
 use crate::fsio::{codes_header, open_codes, u32_at, write_atomically, CODES_HEADER_LEN};
 use crate::kernel::{prefetch, PREFETCH_AHEAD};
-use crate::matrix::{check_dim, Matrix};
+use crate::matrix::{check_dim, check_made_from, Matrix};
 use crate::topk::{merge, Hit, TopK};
 
 /// The first eight bytes of a bit-code file.
@@ -176,10 +176,8 @@ impl BitMatrix {
         k: usize,
         filter: Option<Filter<'_>>,
     ) -> Result<Vec<Hit>, VectorError> {
+        check_made_from(matrix, self.dim, self.rows)?;
         check_dim(matrix, query)?;
-        if matrix.rows() != self.rows {
-            return Err(VectorError::RowsMismatch { expected: self.rows, got: matrix.rows() });
-        }
         Ok(self.search_with(matrix, query, k, self.multiple.max(1), filter))
     }
 

@@ -261,3 +261,18 @@ pub(crate) fn check_dim(matrix: &(impl Matrix + ?Sized), v: &[f32]) -> Result<()
     }
     Ok(())
 }
+
+/// Checks that `matrix` is the one a graph or codes of `dim` × `rows` were made from.
+pub(crate) fn check_made_from(
+    matrix: &(impl Matrix + ?Sized),
+    dim: usize,
+    rows: usize,
+) -> Result<(), VectorError> {
+    if matrix.dim() != dim {
+        return Err(VectorError::DimMismatch { expected: dim, got: matrix.dim() });
+    }
+    if matrix.rows() != rows {
+        return Err(VectorError::RowsMismatch { expected: rows, got: matrix.rows() });
+    }
+    Ok(())
+}

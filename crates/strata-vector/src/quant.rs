@@ -36,7 +36,7 @@ use crate::error::VectorError;
 use crate::flat::{self, on_threads, threads_for, Filter};
 use crate::fsio::{codes_header, open_codes, write_atomically, CODES_HEADER_LEN};
 use crate::kernel::{prefetch, PREFETCH_AHEAD};
-use crate::matrix::{check_dim, Matrix};
+use crate::matrix::{check_dim, check_made_from, Matrix};
 use crate::topk::{merge, Hit, TopK};
 
 /// Default multiple of `k` rescored in f32.
@@ -155,10 +155,8 @@ impl QuantMatrix {
         rescore: usize,
         filter: Option<Filter<'_>>,
     ) -> Result<Vec<Hit>, VectorError> {
+        check_made_from(matrix, self.dim, self.rows)?;
         check_dim(matrix, query)?;
-        if matrix.rows() != self.rows {
-            return Err(VectorError::RowsMismatch { expected: self.rows, got: matrix.rows() });
-        }
         let (q, _) = self.quantize_query(query);
         let candidates = k.saturating_mul(rescore.max(1));
         let lists =

@@ -13,7 +13,7 @@ use std::time::Instant;
 use super::Hnsw;
 use crate::error::VectorError;
 use crate::flat;
-use crate::matrix::Matrix;
+use crate::matrix::{check_made_from, Matrix};
 
 /// What [`Hnsw::calibrate`] measured at the width it chose.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +48,7 @@ impl Hnsw {
         samples: usize,
         max_ef: usize,
     ) -> Result<Calibration, VectorError> {
-        self.check_matrix(matrix)?;
+        check_made_from(matrix, self.dim, self.rows)?;
         let rows = matrix.rows();
         let step = (rows / samples.max(1)).max(1);
         let queries: Vec<usize> = (0..rows).step_by(step).take(samples.max(1)).collect();

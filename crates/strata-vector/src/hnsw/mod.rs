@@ -33,7 +33,7 @@ use layer::{greedy, search_layer, Graph, Scored, Scorer, Visited};
 use crate::error::VectorError;
 use crate::flat::{self, Filter};
 use crate::kernel::dot_fn;
-use crate::matrix::{check_dim, Matrix};
+use crate::matrix::{check_dim, check_made_from, Matrix};
 use crate::rng::SplitMix64;
 use crate::topk::Hit;
 
@@ -226,17 +226,6 @@ impl Hnsw {
         self.dim
     }
 
-    /// Checks that `matrix` is the size the graph was built over.
-    fn check_matrix<M: Matrix + ?Sized>(&self, matrix: &M) -> Result<(), VectorError> {
-        if matrix.dim() != self.dim {
-            return Err(VectorError::DimMismatch { expected: self.dim, got: matrix.dim() });
-        }
-        if matrix.rows() != self.rows {
-            return Err(VectorError::RowsMismatch { expected: self.rows, got: matrix.rows() });
-        }
-        Ok(())
-    }
-
     /// The (approximately) best `k` rows for `query`, best first, at beam width
     /// `max(ef_search, k)`. With a filter, see the module docs for when it runs flat search.
     pub fn search<M: Matrix + ?Sized>(
@@ -246,7 +235,7 @@ impl Hnsw {
         k: usize,
         filter: Option<Filter<'_>>,
     ) -> Result<Vec<Hit>, VectorError> {
-        self.check_matrix(matrix)?;
+        check_made_from(matrix, self.dim, self.rows)?;
         check_dim(matrix, query)?;
         let ef = self.params.ef_search.max(k);
         if let Some(keep) = filter {
@@ -270,7 +259,7 @@ impl Hnsw {
         k: usize,
         filter: Option<Filter<'_>>,
     ) -> Result<Vec<Vec<Hit>>, VectorError> {
-        self.check_matrix(matrix)?;
+        check_made_from(matrix, self.dim, self.rows)?;
         if !queries.len().is_multiple_of(self.dim) {
             return Err(VectorError::DimMismatch { expected: self.dim, got: queries.len() % self.dim });
         }
