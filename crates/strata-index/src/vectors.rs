@@ -446,19 +446,9 @@ impl Segment {
         limit: usize,
         keep: &(dyn Fn(u32) -> bool + Sync),
     ) -> std::result::Result<Vec<strata_vector::Hit>, strata_vector::VectorError> {
-        if query.len() != self.matrix.dim() {
-            return Err(strata_vector::VectorError::DimMismatch {
-                expected: self.matrix.dim(),
-                got: query.len(),
-            });
-        }
         let doc = &self.keys.docs[di];
-        let dot = strata_vector::kernel::dot_fn();
-        let mut top = strata_vector::TopK::new(limit);
-        for row in (doc.first_row..doc.first_row + doc.chunks.len() as u32).filter(|r| keep(*r)) {
-            top.push(row, dot(self.matrix.row(row as usize), query));
-        }
-        Ok(top.into_sorted_vec())
+        let first = doc.first_row as usize;
+        flat::search_rows(&self.matrix, query, limit, Some(keep), first..first + doc.chunks.len())
     }
 
     fn load(dir: &Path, state: SegmentState) -> Result<Segment> {

@@ -66,6 +66,19 @@ pub fn search_with_threads<M: Matrix + ?Sized>(
     Ok(merge(lists, k))
 }
 
+/// [`search`] over the rows of `rows` alone, on the calling thread: exact, for a few rows
+/// (one document's) that a scan of the whole matrix would find at its cost.
+pub fn search_rows<M: Matrix + ?Sized>(
+    matrix: &M,
+    query: &[f32],
+    k: usize,
+    filter: Option<Filter<'_>>,
+    rows: Range<usize>,
+) -> Result<Vec<Hit>, VectorError> {
+    check_dim(matrix, query)?;
+    Ok(scan_one(matrix, query, k, filter, rows.start.min(matrix.rows())..rows.end.min(matrix.rows())))
+}
+
 /// The best `k` rows for each query of `queries` (row-major, `dim` floats each), in query order.
 pub fn search_batch<M: Matrix + ?Sized>(
     matrix: &M,

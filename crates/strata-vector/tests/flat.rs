@@ -78,3 +78,22 @@ fn wrong_query_width_is_an_error() {
     ));
     assert!(matches!(flat::search_batch(&m, &[1.0; 6], 1, None), Err(VectorError::DimMismatch { .. })));
 }
+
+#[test]
+fn search_rows_equals_naive_search_inside_the_range() {
+    let dim = 13;
+    let m = MemMatrix::from_vec(dim, quarter_vectors(3_000, dim, 5)).unwrap();
+    let q = quarter_vectors(1, dim, 6);
+    let odd = |r: u32| !r.is_multiple_of(3);
+    for (range, filter) in
+        [(1_000..1_400, None), (1_000..1_400, Some(&odd as Filter<'_>)), (2_900..4_000, None)]
+    {
+        let inside = |r: u32| range.contains(&(r as usize)) && filter.is_none_or(|f| f(r));
+        for k in [0usize, 1, 10, 500] {
+            let got = flat::search_rows(&m, &q, k, filter, range.clone()).unwrap();
+            assert_eq!(got, naive(&m, &q, k, Some(&inside)), "{range:?} k={k}");
+        }
+    }
+    let err = flat::search_rows(&m, &q[..5], 3, None, 0..10).unwrap_err();
+    assert!(matches!(err, VectorError::DimMismatch { .. }), "{err}");
+}
