@@ -1,23 +1,56 @@
 #!/bin/bash
-# eval-sets.sh BIN OUT [SET...]: runs BIN's `strata eval` on the shared sets with the grids of
-# bench/results/eval (anthropic, chroma, finance; all three by default), each into OUT/SET,
-# its index in OUT-idx-SET (removed after), its log in OUT.SET.log and its wall time in
-# OUT.times. Compare two runs with scripts/bench/compare-metrics.py. MODEL=NAME embeds with
-# that model (`--model`, e.g. all-MiniLM-L6-v2-static) instead of the default.
+# eval-sets.sh BIN OUT [SET...]: runs BIN's `strata eval` on the shared sets, each into
+# OUT/SET (its index in OUT-idx-SET, removed after; its log in OUT.SET.log; its wall time in
+# OUT.times), then writes OUT/summary.md and OUT/summary.json (scripts/bench/suite-summary.py).
+#
+# SET is anthropic, chroma, finance, cuad or qasper; all five by default.
+#
+# GRID=suite (the default) runs every set the same way: `auto` chunking, the structural
+# context (`strata ingest`'s default) and the suite's strategies, SUITE_STRATEGIES, by
+# default the default mode (hierarchical), flat hybrid, hybrid without the document leg,
+# dense and keyword. GRID=full runs the older per-set grids of bench/results/eval
+# (anthropic: given,auto x none,structural; chroma: auto,128,256; finance: none,structural).
+#
+# Vectors are shared between runs through VECTOR_CACHE (default ~/.cache/strata/eval-vectors;
+# VECTOR_CACHE=off embeds everything): a second run after a ranking-only change embeds
+# nothing. MODEL=NAME embeds with that model (`--model`, e.g. all-MiniLM-L6-v2-static).
+# Compare two runs with scripts/bench/compare-metrics.py OUT1/SET/report.json OUT2/SET/report.json.
 set -u
 BIN=$1; OUT=$2; shift 2
-SETS=${*:-anthropic chroma finance}
+SETS=${*:-anthropic chroma finance cuad qasper}
+GRID=${GRID:-suite}
+SUITE_STRATEGIES=${SUITE_STRATEGIES:-hierarchical,hybrid,hybrid@documents=0,dense,keyword}
+VECTOR_CACHE=${VECTOR_CACHE:-${STRATA_CACHE:-$HOME/.cache/strata}/eval-vectors}
 cd "$(dirname "$0")/../.."
+data=../shared/data/eval
+if [ ! -d "$data" ]; then
+  echo "eval-sets: $data is absent; the shared evaluation sets are needed" >&2
+  exit 2
+fi
+mkdir -p "$OUT"
+cache_args=()
+[ "$VECTOR_CACHE" != off ] && cache_args=(--vector-cache "$VECTOR_CACHE")
 for s in $SETS; do
   case $s in
-    anthropic) args="../shared/data/eval/anthropic-codebase --chunking given,auto --context none,structural";;
-    chroma) args="../shared/data/eval/chroma-chunking --chunking auto,128,256";;
-    finance) args="../shared/data/eval/financebench-dev/queries.jsonl --context none,structural";;
-    *) echo "unknown set $s: anthropic, chroma or finance" >&2; exit 2;;
+    anthropic) input=$data/anthropic-codebase;;
+    chroma) input=$data/chroma-chunking;;
+    finance) input=$data/financebench-dev/queries.jsonl;;
+    cuad) input=$data/cuad/queries.jsonl;;
+    qasper) input=$data/qasper/queries.jsonl;;
+    *) echo "unknown set $s: anthropic, chroma, finance, cuad or qasper" >&2; exit 2;;
+  esac
+  case $GRID:$s in
+    suite:*) grid="--chunking auto --context structural --strategies $SUITE_STRATEGIES";;
+    full:anthropic) grid="--chunking given,auto --context none,structural";;
+    full:chroma) grid="--chunking auto,128,256";;
+    full:*) grid="--context none,structural";;
+    *) echo "unknown GRID $GRID: suite or full" >&2; exit 2;;
   esac
   start=$(date +%s)
   # shellcheck disable=SC2086
-  nice -n 10 "$BIN" ${MODEL:+--model "$MODEL"} eval $args --out "$OUT/$s" --index-dir "$OUT-idx-$s" > "$OUT.$s.log" 2>&1
+  nice -n 10 "$BIN" ${MODEL:+--model "$MODEL"} eval "$input" $grid "${cache_args[@]}" \
+    --out "$OUT/$s" --index-dir "$OUT-idx-$s" > "$OUT.$s.log" 2>&1
   echo "$s rc=$? $(( $(date +%s) - start ))s" >> "$OUT.times"
   rm -rf "$OUT-idx-$s"
 done
+python3 scripts/bench/suite-summary.py "$OUT" $SETS

@@ -259,6 +259,11 @@ pub struct EvalArgs {
     /// Where the indexes of the run go, one folder per chunking (default: OUT/index).
     #[arg(long)]
     pub index_dir: Option<PathBuf>,
+    /// A folder of vectors that runs share: a text whose vector it holds (same model,
+    /// precision and embedded text) is not embedded again, and new vectors are added. A
+    /// second run after a ranking-only change embeds nothing. Delete the folder to clear it.
+    #[arg(long, value_name = "DIR")]
+    pub vector_cache: Option<PathBuf>,
     /// Build the run's indexes in PostgreSQL at this URL instead of folders. Each ingest of
     /// the run first drops the strata tables of that database: give it a database of its
     /// own. `[store]` keyword, shards and read_url apply.

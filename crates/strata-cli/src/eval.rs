@@ -68,6 +68,7 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
         strategies,
         limit: args.limit,
         index_dir: args.index_dir.clone().unwrap_or_else(|| out.join("index")),
+        vector_cache: args.vector_cache.clone(),
         #[cfg(feature = "postgres")]
         postgres: match &args.postgres {
             Some(url) => {

@@ -136,18 +136,20 @@ pub fn ingest(s: &Summary) {
     if let Some(why) = &c.stopped {
         eprintln!("error: the context model refused the requests, so the chunks after it got structural contexts: {why}");
     }
-    if let Some(model) = s.model.as_ref().filter(|_| s.embedded > 0) {
+    if let Some(model) = s.model.as_ref().filter(|_| s.embedded + s.reused > 0) {
         let rate = (s.embedded + s.sections_embedded) as f64 / s.embed_seconds.max(1e-9);
+        let truncated = match s.truncated {
+            0 => String::new(),
+            n => format!("; {n} truncated at the model's window"),
+        };
         println!(
-            "embedded {} chunks and {} sections with {model} in {:.2}s ({rate:.1} texts/s){}",
+            "vectors of {} chunks: {} computed with {model}, {} reused from the index's vector cache; \
+             {} sections embedded; {:.2}s ({rate:.1} texts/s){truncated}",
+            s.embedded + s.reused,
             s.embedded,
+            s.reused,
             s.sections_embedded,
             s.embed_seconds,
-            if s.truncated > 0 {
-                format!("; {} truncated at the model's window", s.truncated)
-            } else {
-                String::new()
-            }
         );
     }
 }

@@ -38,6 +38,6 @@ pub use document::{Block, BlockKind, DocId, Document, Format, Page, Source};
 pub use document_profile::{document_lead, DocumentProfile};
 pub use error::{Error, Result, ResultExt};
 pub use profile::{section_profiles, SectionProfile, LEAD_WORDS};
-pub use record::{ChunkVectors, DocumentRecord, SectionVectors};
+pub use record::{CachedVector, ChunkVectors, DocumentRecord, SectionVectors};
 pub use span::{ceil_char_boundary, floor_char_boundary, PageRange, Span};
 pub use tree::{Node, NodeId, SectionNumber, Tree};

@@ -23,6 +23,46 @@ pub struct DocumentRecord {
     /// section leg, when the dense leg is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section_vectors: Option<SectionVectors>,
+    /// The vector cache's entries of this document: one per distinct text its vectors embed
+    /// (chunks' and sections'), by key (`strata_embed::cache::key`: the embedder's cache id
+    /// and the exact text). A store keeps them with the document, replaces them with it and
+    /// removes them with it, and serves them by key (`StoreRead::cached_vectors` of
+    /// `strata-index`), so a re-ingest embeds only the texts that changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cached_vectors: Vec<CachedVector>,
+}
+
+/// A vector the cache holds: what an embedder made of one text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedVector {
+    /// The key of the embedder and text (64 hex digits).
+    pub key: String,
+    /// The L2-normalized vector.
+    pub values: Vec<f32>,
+    /// The model cut the text at its window.
+    pub truncated: bool,
+}
+
+impl CachedVector {
+    /// The bytes a store keeps: a flag byte (1 when truncated), then the values as
+    /// little-endian f32.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(1 + 4 * self.values.len());
+        out.push(u8::from(self.truncated));
+        out.extend(self.values.iter().flat_map(|v| v.to_le_bytes()));
+        out
+    }
+
+    /// The entry of `key` whose stored bytes are `bytes`; `None` when they are not
+    /// [`CachedVector::encode`]'s of a `dim`-dimensional vector.
+    pub fn decode(key: String, bytes: &[u8], dim: usize) -> Option<CachedVector> {
+        let (&flag, values) = bytes.split_first()?;
+        if flag > 1 || values.len() != 4 * dim || dim == 0 {
+            return None;
+        }
+        let values = values.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        Some(CachedVector { key, values, truncated: flag == 1 })
+    }
 }
 
 /// The dense vectors of a document's section profiles: row `i` belongs to `nodes[i]`.

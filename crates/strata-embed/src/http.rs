@@ -461,6 +461,14 @@ impl Embedder for HttpEmbedder {
         self.embed(&self.config.passage_prefix, texts)
     }
 
+    /// The model and the endpoint that serves it (the same model name on another server
+    /// may be another model).
+    fn cache_id(&self) -> Result<String> {
+        let info = &self.info;
+        let endpoint = self.endpoint.split('?').next().unwrap_or_default();
+        Ok(format!("{}@{endpoint}#{}#{}#{}", info.model_id, info.dim, info.max_seq_len, info.passage_prefix))
+    }
+
     fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {
         self.embed(&self.config.query_prefix, texts)
     }

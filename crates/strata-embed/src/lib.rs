@@ -14,6 +14,7 @@
 //! Finding a model on disk is [`locate`]'s job; reading what a model folder says about itself
 //! (pooling, prefixes, window) is [`folder`]'s.
 
+pub mod cache;
 pub mod choose;
 pub mod folder;
 pub mod http;
@@ -129,6 +130,18 @@ impl Embeddings {
 pub trait Embedder: Send + Sync {
     /// What model this is.
     fn info(&self) -> &EmbedderInfo;
+
+    /// What the vector cache keys this embedder's vectors by ([`cache::key`]): everything
+    /// that changes the vector of a passage. The default is the model id, dimension,
+    /// window and passage prefix; an embedder that reads its model from files adds their
+    /// contents and its arithmetic.
+    fn cache_id(&self) -> Result<String> {
+        let info = self.info();
+        Ok(format!(
+            "{}#{}#{}#{:?}#{}",
+            info.model_id, info.dim, info.max_seq_len, info.pooling, info.passage_prefix
+        ))
+    }
 
     /// Embeds passages (chunks), prefixed as the model expects.
     fn embed_passages(&self, texts: &[&str]) -> Result<Embeddings>;

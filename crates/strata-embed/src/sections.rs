@@ -9,26 +9,46 @@
 //! the root's vector alone is embedded ([`embed_document`]).
 
 use strata_core::{
-    section_profiles, ChunkVectors, Document, DocumentProfile, NodeId, Result, SectionVectors,
+    section_profiles, CachedVector, ChunkVectors, Document, DocumentProfile, NodeId, Result, SectionVectors,
 };
 
+use crate::cache::{self, VectorCache};
 use crate::Embedder;
 
 /// Profiles embedded per call.
 pub const SLICE: usize = 64;
 
+/// A document's section vectors, and what the vector cache did for them.
+#[derive(Debug)]
+pub struct Sections {
+    /// The vectors.
+    pub vectors: SectionVectors,
+    /// The cache's entry of each profile, in node order.
+    pub entries: Vec<CachedVector>,
+    /// Profiles the model embedded (the others came from `cache`).
+    pub computed: usize,
+}
+
 /// The section vectors of `doc`: its root's (the document's profile), then each other
-/// section profile's; `None` when it has neither.
-pub fn embed_sections(embedder: &dyn Embedder, doc: &Document) -> Result<Option<SectionVectors>> {
+/// section profile's, from `cache` when it has them; `None` when it has neither.
+pub fn embed_sections(
+    embedder: &dyn Embedder,
+    cache: &dyn VectorCache,
+    doc: &Document,
+) -> Result<Option<Sections>> {
     let others =
         section_profiles(doc).into_iter().filter(|p| p.node != NodeId::ROOT).map(|p| (p.node, p.text()));
-    embed(embedder, root(doc).into_iter().chain(others).collect())
+    embed(embedder, cache, root(doc).into_iter().chain(others).collect())
 }
 
 /// The vector of `doc`'s root alone: its profile ([`DocumentProfile::text`]), for the dense
 /// document leg; `None` when the profile is empty.
-pub fn embed_document(embedder: &dyn Embedder, doc: &Document) -> Result<Option<SectionVectors>> {
-    embed(embedder, root(doc).into_iter().collect())
+pub fn embed_document(
+    embedder: &dyn Embedder,
+    cache: &dyn VectorCache,
+    doc: &Document,
+) -> Result<Option<Sections>> {
+    embed(embedder, cache, root(doc).into_iter().collect())
 }
 
 /// The root's text, the document's profile, unless it is empty.
@@ -38,18 +58,27 @@ fn root(doc: &Document) -> Option<(NodeId, String)> {
 }
 
 /// The passages' vectors, [`SLICE`] per call; `None` for no passage.
-fn embed(embedder: &dyn Embedder, passages: Vec<(NodeId, String)>) -> Result<Option<SectionVectors>> {
+fn embed(
+    embedder: &dyn Embedder,
+    cache: &dyn VectorCache,
+    passages: Vec<(NodeId, String)>,
+) -> Result<Option<Sections>> {
     if passages.is_empty() {
         return Ok(None);
     }
     let info = embedder.info();
     let mut values = Vec::with_capacity(passages.len() * info.dim);
+    let (mut entries, mut computed) = (Vec::with_capacity(passages.len()), 0);
     for slice in passages.chunks(SLICE) {
         let refs: Vec<&str> = slice.iter().map(|(_, text)| text.as_str()).collect();
-        values.extend_from_slice(embedder.embed_passages(&refs)?.as_slice());
+        let embedded = cache::embed(embedder, cache, &refs)?;
+        values.extend_from_slice(embedded.embeddings.as_slice());
+        entries.extend(embedded.entries);
+        computed += embedded.computed;
     }
-    Ok(Some(SectionVectors {
+    let vectors = SectionVectors {
         nodes: passages.into_iter().map(|(node, _)| node).collect(),
         vectors: ChunkVectors { model: info.model_id.clone(), dim: info.dim, values },
-    }))
+    };
+    Ok(Some(Sections { vectors, entries, computed }))
 }

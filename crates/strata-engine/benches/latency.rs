@@ -158,7 +158,9 @@ fn main() -> Result<()> {
             let at = Instant::now();
             let mut all = Vec::with_capacity(base_chunks * info.dim);
             let docs: Vec<&_> = originals.iter().collect();
-            for embedded in step.embed_documents(model.as_ref(), &docs, &mut |_, _| {}) {
+            for embedded in
+                step.embed_documents(model.as_ref(), &strata_embed::cache::NoCache, &docs, &mut |_, _| {})
+            {
                 all.extend_from_slice(&embedded?.vectors.values);
             }
             eprintln!("  {:.0} s", at.elapsed().as_secs_f64());
@@ -184,7 +186,11 @@ fn main() -> Result<()> {
             eprintln!("embedding the {base_sections} corpus sections once …");
             let mut all = Vec::with_capacity(base_sections * info.dim);
             for r in &originals {
-                if let Some(sv) = strata_embed::sections::embed_sections(model.as_ref(), &r.document)? {
+                if let Some(sv) = strata_embed::sections::embed_sections(
+                    model.as_ref(),
+                    &strata_embed::cache::NoCache,
+                    &r.document,
+                )? {
                     all.extend_from_slice(&sv.vectors.values);
                 }
             }

@@ -38,7 +38,7 @@ use crate::ocr_cache::OcrCache;
 pub use crate::ocr_cache::OcrTally;
 use crate::progress::{Observer, Progress};
 pub use crate::record::ContextTally;
-use crate::record::{ContextSink, Embedded, RecordStep};
+use crate::record::{ContextSink, Embedded, RecordStep, StoreVectors, Vectors};
 use crate::Location;
 
 /// What happened to one file.
@@ -76,8 +76,11 @@ pub struct Summary {
     /// Embedding model, when the dense leg is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// Chunks embedded.
+    /// Chunks the model embedded.
     pub embedded: usize,
+    /// Chunks whose vector came from the index's vector cache (their embedded text was
+    /// there already: unchanged chunks of a re-ingested document, or repeated text).
+    pub reused: usize,
     /// Section profiles embedded (the dense section leg).
     pub sections_embedded: usize,
     /// Seconds spent embedding chunks and sections.
@@ -320,6 +323,7 @@ impl Summary {
             chunks: 0,
             model: embedder.map(|e| e.info().model_id.clone()),
             embedded: 0,
+            reused: 0,
             sections_embedded: 0,
             embed_seconds: 0.0,
             truncated: 0,
@@ -477,7 +481,8 @@ impl Writer<'_> {
             ));
         };
         let docs: Vec<&Ingested> = queue.iter().map(|(_, ing, _)| &**ing).collect();
-        let embedded = self.step.embed_documents(embedder, &docs, &mut progress);
+        let cache = StoreVectors(self.store.as_ref());
+        let embedded = self.step.embed_documents(embedder, &cache, &docs, &mut progress);
         for ((path, ing, situation), embedded) in queue.into_iter().zip(embedded) {
             self.record(&path, ing, situation, Some(embedded))?;
         }
@@ -497,8 +502,15 @@ impl Writer<'_> {
         let id = ing.document.id.clone();
         let source = ing.document.source.path.clone();
         let tally = &mut self.summary.contexts;
-        let recorded =
-            self.step.record(&mut ing, situation, embedded, ContextSink::Store, tally, self.store.as_mut());
+        let recorded = self.step.record(
+            &mut ing,
+            situation,
+            embedded,
+            ContextSink::Store,
+            Vectors::Store,
+            tally,
+            self.store.as_mut(),
+        );
         let recorded = match recorded {
             Ok(recorded) => recorded,
             Err(failure) => {
@@ -508,6 +520,7 @@ impl Writer<'_> {
         };
         let summary = &mut self.summary;
         summary.embedded += recorded.embedded;
+        summary.reused += recorded.reused;
         summary.sections_embedded += recorded.sections_embedded;
         summary.truncated += recorded.truncated;
         summary.embed_seconds += recorded.embed_seconds;

@@ -15,12 +15,14 @@
 //! It returns what it did, or the stage that failed and why ([`Failed`]).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::time::Instant;
 
 use serde::Serialize;
-use strata_core::{ChunkVectors, Error, Result};
+use strata_core::{CachedVector, ChunkVectors, Error, Result};
+use strata_embed::cache::{self, VectorCache};
 use strata_embed::Embedder;
-use strata_index::StoreWrite;
+use strata_index::{StoreRead, StoreWrite};
 use strata_ingest::context::{self, ContextCache, Contextualizer, Situation, Usage};
 use strata_ingest::pipeline::Ingested;
 use strata_ingest::tokenize::Tokenizer;
@@ -87,8 +89,10 @@ fn stage_prefix(stage: Stage) -> &'static str {
 /// What recording one document did.
 #[derive(Debug, Default)]
 pub struct Recorded {
-    /// Chunks embedded.
+    /// Chunks the model embedded.
     pub embedded: usize,
+    /// Chunks whose vector came from the vector cache.
+    pub reused: usize,
     /// Section profiles embedded.
     pub sections_embedded: usize,
     /// Chunks longer than the model's window (their tails are invisible to the dense leg).
@@ -139,6 +143,37 @@ impl ContextTally {
     }
 }
 
+/// Where the vector cache is looked up.
+#[derive(Clone, Copy)]
+pub enum Vectors<'a> {
+    /// In the store the document is written to (the vectors of the documents it holds).
+    Store,
+    /// Elsewhere (`strata eval --vector-cache`, a folder its runs share).
+    Other(&'a dyn VectorCache),
+}
+
+impl<'a> Vectors<'a> {
+    /// The cache to look texts up in, `store` for [`Vectors::Store`].
+    pub fn cache<'s>(self, store: &'s dyn StoreWrite) -> Box<dyn VectorCache + 's>
+    where
+        'a: 's,
+    {
+        match self {
+            Vectors::Store => Box::new(StoreVectors(store)),
+            Vectors::Other(cache) => Box::new(cache),
+        }
+    }
+}
+
+/// A store as a vector cache: the vectors of the documents it holds, by key.
+pub struct StoreVectors<'a, S: StoreRead + ?Sized>(pub &'a S);
+
+impl<S: StoreRead + ?Sized> VectorCache for StoreVectors<'_, S> {
+    fn get(&self, keys: &[String]) -> Result<HashMap<String, CachedVector>> {
+        self.0.cached_vectors(keys)
+    }
+}
+
 /// Keeps new contexts (cache key, context) somewhere for the next ingest.
 pub type KeepContexts<'a> = dyn FnMut(&[(String, String)]) -> Result<()> + 'a;
 
@@ -163,32 +198,38 @@ impl RecordStep<'_> {
     }
 
     /// Records `ing`, whose contexts `situation` set: counts and keeps the new contexts,
-    /// embeds, and puts the document into `store`. `progress` is told the chunks embedded
-    /// so far and the document's total.
+    /// embeds (each text's vector from `vectors` when it holds it), and puts the document
+    /// into `store`. `progress` is told the chunks embedded so far and the document's total.
+    #[allow(clippy::too_many_arguments)]
     pub fn finish(
         &self,
         ing: &mut Ingested,
         situation: Result<Situation>,
         sink: ContextSink<'_>,
+        vectors: Vectors<'_>,
         tally: &mut ContextTally,
         store: &mut dyn StoreWrite,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Recorded, Failed> {
-        let embedded =
-            self.embedder.map(|embedder| self.embed_documents(embedder, &[&*ing], progress).remove(0));
-        self.record(ing, situation, embedded, sink, tally, store)
+        let embedded = self.embedder.map(|embedder| {
+            let cache = vectors.cache(&*store);
+            self.embed_documents(embedder, cache.as_ref(), &[&*ing], progress).remove(0)
+        });
+        self.record(ing, situation, embedded, sink, vectors, tally, store)
     }
 
     /// Records `ing` with its chunk vectors made beforehand (`None` without the dense leg;
     /// the ingest loop embeds several documents at once with [`RecordStep::embed_documents`]):
-    /// counts and keeps the new contexts, embeds the section profiles, and puts the
-    /// document into `store`.
+    /// counts and keeps the new contexts, embeds the section profiles (from `vectors` when
+    /// it holds them), and puts the document, with its vector cache entries, into `store`.
+    #[allow(clippy::too_many_arguments)]
     pub fn record(
         &self,
         ing: &mut Ingested,
         situation: Result<Situation>,
         embedded: Option<Result<Embedded>>,
         sink: ContextSink<'_>,
+        vectors: Vectors<'_>,
         tally: &mut ContextTally,
         store: &mut dyn StoreWrite,
     ) -> Result<Recorded, Failed> {
@@ -199,33 +240,57 @@ impl RecordStep<'_> {
             .map_err(fail(Stage::Context))?;
         if let (Some(embedder), Some(embedded)) = (self.embedder, embedded) {
             let embedded = embedded.map_err(fail(Stage::Embed))?;
-            let started = Instant::now();
-            recorded.embedded = embedded.vectors.len();
-            recorded.truncated = embedded.truncated;
-            if embedded.truncated > 0 {
-                recorded.messages.push(format!(
-                    "{} chunks are longer than {}'s {}-token window; their tails are invisible to \
-                     the dense leg (lower [chunk] max_tokens)",
-                    embedded.truncated,
-                    embedder.info().model_id,
-                    embedder.info().max_seq_len
-                ));
-            }
-            ing.vectors = Some(embedded.vectors);
-            // Every document's root gets its profile's vector (the dense document leg); the
-            // other sections theirs only when asked for.
-            let sections = match self.section_vectors {
-                true => strata_embed::sections::embed_sections(embedder, &ing.document),
-                false => strata_embed::sections::embed_document(embedder, &ing.document),
-            };
-            ing.section_vectors = sections.map_err(fail(Stage::Sections))?;
-            if self.section_vectors {
-                recorded.sections_embedded = ing.section_vectors.as_ref().map_or(0, |s| s.nodes.len());
-            }
-            recorded.embed_seconds = embedded.seconds + started.elapsed().as_secs_f64();
+            let cache = vectors.cache(&*store);
+            self.set_vectors(embedder, cache.as_ref(), ing, embedded, &mut recorded)?;
         }
         store.put(ing).map_err(fail(Stage::Record))?;
         Ok(recorded)
+    }
+
+    /// Gives `ing` its chunk vectors and its section vectors (embedded here, from `cache`
+    /// when it holds them), and the cache's entries of both.
+    fn set_vectors(
+        &self,
+        embedder: &dyn Embedder,
+        cache: &dyn VectorCache,
+        ing: &mut Ingested,
+        embedded: Embedded,
+        recorded: &mut Recorded,
+    ) -> Result<(), Failed> {
+        let started = Instant::now();
+        recorded.embedded = embedded.vectors.len() - embedded.reused;
+        recorded.reused = embedded.reused;
+        recorded.truncated = embedded.truncated;
+        if embedded.truncated > 0 {
+            recorded.messages.push(format!(
+                "{} chunks are longer than {}'s {}-token window; their tails are invisible to \
+                 the dense leg (lower [chunk] max_tokens)",
+                embedded.truncated,
+                embedder.info().model_id,
+                embedder.info().max_seq_len
+            ));
+        }
+        ing.vectors = Some(embedded.vectors);
+        // Every document's root gets its profile's vector (the dense document leg); the
+        // other sections theirs only when asked for.
+        let sections = match self.section_vectors {
+            true => strata_embed::sections::embed_sections(embedder, cache, &ing.document),
+            false => strata_embed::sections::embed_document(embedder, cache, &ing.document),
+        };
+        let sections = sections.map_err(|error| Failed { stage: Stage::Sections, error })?;
+        let mut entries = embedded.entries;
+        if let Some(sections) = sections {
+            if self.section_vectors {
+                recorded.sections_embedded = sections.computed;
+            }
+            entries.extend(sections.entries);
+            ing.section_vectors = Some(sections.vectors);
+        }
+        let mut seen = std::collections::HashSet::new();
+        entries.retain(|e| seen.insert(e.key.clone()));
+        ing.cached_vectors = entries;
+        recorded.embed_seconds = embedded.seconds + started.elapsed().as_secs_f64();
+        Ok(())
     }
 
     /// Counts what `situate` did, tells the document's outcome, and keeps the new contexts
@@ -262,12 +327,14 @@ impl RecordStep<'_> {
 
     /// The embed stage for chunks: one vector per chunk of each document, as the legs index
     /// it, all documents' chunks in one queue (the embedder batches them by length, so many
-    /// small documents fill batches as one large one does). `progress` is told the chunks
-    /// embedded so far and the total. When the shared call fails, each document is embedded
-    /// alone, so that a failure belongs to the document that caused it.
+    /// small documents fill batches as one large one does), each from `cache` when it holds
+    /// the chunk's text. `progress` is told the chunks embedded so far and the total. When
+    /// the shared call fails, each document is embedded alone, so that a failure belongs to
+    /// the document that caused it.
     pub fn embed_documents(
         &self,
         embedder: &dyn Embedder,
+        cache: &dyn VectorCache,
         docs: &[&Ingested],
         progress: &mut dyn FnMut(usize, usize),
     ) -> Vec<Result<Embedded>> {
@@ -281,57 +348,74 @@ impl RecordStep<'_> {
             })
             .collect();
         let started = Instant::now();
-        let (values, truncated) = match self.embed_texts(embedder, &texts, progress) {
+        let all = match self.embed_texts(embedder, cache, &texts, progress) {
             Ok(all) => all,
             Err(e) if docs.len() == 1 => return vec![Err(e)],
             Err(_) => {
                 return docs
                     .iter()
-                    .map(|d| self.embed_documents(embedder, &[d], progress).remove(0))
+                    .map(|d| self.embed_documents(embedder, cache, &[d], progress).remove(0))
                     .collect()
             }
         };
         // Each document gets its rows, its truncated chunks and its share of the time.
         let seconds = started.elapsed().as_secs_f64() / texts.len().max(1) as f64;
+        let mut entries = all.entries.into_iter();
         let mut first = 0;
         docs.iter()
             .map(|ing| {
                 let rows = first..first + ing.chunks.len();
                 first = rows.end;
+                let entries: Vec<CachedVector> = entries.by_ref().take(rows.len()).collect();
                 Ok(Embedded {
                     vectors: ChunkVectors {
                         model: info.model_id.clone(),
                         dim: info.dim,
-                        values: values[rows.start * info.dim..rows.end * info.dim].to_vec(),
+                        values: all.values[rows.start * info.dim..rows.end * info.dim].to_vec(),
                     },
-                    truncated: truncated.iter().filter(|&&i| rows.contains(&i)).count(),
+                    truncated: entries.iter().filter(|e| e.truncated).count(),
+                    reused: all.reused.iter().filter(|&&i| rows.contains(&i)).count(),
+                    entries,
                     seconds: seconds * rows.len() as f64,
                 })
             })
             .collect()
     }
 
-    /// `texts` embedded in slices of `embed_slice`; the values and the positions the model
-    /// truncated.
+    /// `texts` embedded in slices of `embed_slice`, each slice's texts from `cache` first:
+    /// the values, the cache's entries, and the positions the model did not compute.
     fn embed_texts(
         &self,
         embedder: &dyn Embedder,
+        cache: &dyn VectorCache,
         texts: &[Cow<'_, str>],
         progress: &mut dyn FnMut(usize, usize),
-    ) -> Result<(Vec<f32>, Vec<usize>)> {
-        let mut values = Vec::with_capacity(texts.len() * embedder.info().dim);
-        let mut truncated = Vec::new();
+    ) -> Result<EmbeddedTexts> {
+        let mut out = EmbeddedTexts {
+            values: Vec::with_capacity(texts.len() * embedder.info().dim),
+            entries: Vec::with_capacity(texts.len()),
+            reused: Vec::new(),
+        };
         let mut done = 0;
         for slice in texts.chunks(self.embed_slice.unwrap_or(texts.len()).max(1)) {
             let refs: Vec<&str> = slice.iter().map(|t| t.as_ref()).collect();
-            let vectors = embedder.embed_passages(&refs)?;
-            truncated.extend(vectors.truncated().iter().map(|i| done + i));
-            values.extend_from_slice(vectors.as_slice());
+            let embedded = cache::embed(embedder, cache, &refs)?;
+            out.values.extend_from_slice(embedded.embeddings.as_slice());
+            out.entries.extend(embedded.entries);
+            out.reused.extend(embedded.reused.iter().map(|i| done + i));
             done += slice.len();
             progress(done, texts.len());
         }
-        Ok((values, truncated))
+        Ok(out)
     }
+}
+
+/// What [`RecordStep::embed_texts`] made.
+struct EmbeddedTexts {
+    values: Vec<f32>,
+    entries: Vec<CachedVector>,
+    /// Positions whose vector the model did not compute.
+    reused: Vec<usize>,
 }
 
 /// One document's chunk vectors, made by [`RecordStep::embed_documents`].
@@ -341,6 +425,10 @@ pub struct Embedded {
     pub vectors: ChunkVectors,
     /// Chunks the model truncated.
     pub truncated: usize,
+    /// Chunks whose vector came from the cache (or repeats a chunk's of the same call).
+    pub reused: usize,
+    /// The cache's entry of each chunk, in order.
+    pub entries: Vec<CachedVector>,
     /// The document's share of the embedding time.
     pub seconds: f64,
 }
@@ -413,6 +501,7 @@ mod tests {
                 &mut ing,
                 Ok(Situation::default()),
                 ContextSink::Store,
+                Vectors::Store,
                 &mut tally,
                 &mut store,
                 &mut |_, _| {},
@@ -443,7 +532,15 @@ mod tests {
         let situation = step.situate(&context::NoCache, &mut ing);
         let mut tally = ContextTally::default();
         let recorded = step
-            .finish(&mut ing, situation, ContextSink::Store, &mut tally, &mut store, &mut |_, _| {})
+            .finish(
+                &mut ing,
+                situation,
+                ContextSink::Store,
+                Vectors::Store,
+                &mut tally,
+                &mut store,
+                &mut |_, _| {},
+            )
             .unwrap();
         assert_eq!((recorded.embedded, recorded.messages.len()), (0, 0));
         assert!(ing.chunks.iter().all(|c| c.context.as_deref().is_some_and(|x| x.contains("Backups"))));

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 use strata_core::{Config, DocId, Document, Error, Result, Source, Span};
 use strata_embed::Embedder;
-use strata_engine::record::{ContextSink, ContextTally, RecordStep};
+use strata_engine::record::{ContextSink, ContextTally, RecordStep, Vectors};
 use strata_engine::Location;
 use strata_index::{Manifest, StoreWrite};
 use strata_ingest::context;
@@ -18,6 +18,7 @@ use strata_ingest::pipeline::{Ingested, Pipeline};
 use crate::align::{Alignment, CharIndex};
 use crate::dataset::{Content, Dataset, DocInput};
 use crate::memory;
+use crate::vector_cache::FolderCache;
 
 /// How documents are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -197,6 +198,11 @@ pub struct IngestStats {
     pub documents: usize,
     /// Chunks indexed.
     pub chunks: usize,
+    /// Chunks the model embedded.
+    pub embedded: usize,
+    /// Chunks whose vector came from the vector cache (`--vector-cache`) or repeats another
+    /// chunk's text.
+    pub reused: usize,
     /// Mean tokens per chunk (the chunk tokenizer's).
     pub mean_chunk_tokens: f64,
     /// The chunk size used (`chunk.max_tokens`), or 0 for given chunks.
@@ -253,7 +259,9 @@ pub struct IndexedSet {
 
 /// Ingests `dataset` with `ingest` into a new store at `location` (emptied first; `dir` is
 /// its folder, or the folder beside which a PostgreSQL index keeps its context cache).
-/// `on_doc` is called after each document.
+/// Vectors come from `vectors` when it holds them, and new ones are added to it. `on_doc`
+/// is called after each document.
+#[allow(clippy::too_many_arguments)]
 pub fn ingest(
     dataset: &Dataset,
     ingest: IngestConfig,
@@ -261,6 +269,7 @@ pub fn ingest(
     embedder: Option<&dyn Embedder>,
     dir: &Path,
     location: &Location,
+    mut vectors: Option<&mut FolderCache>,
     on_doc: &mut dyn FnMut(&str),
 ) -> Result<IndexedSet> {
     let started = Instant::now();
@@ -310,9 +319,18 @@ pub fn ingest(
                 let mut keep = |new: &[(String, String)]| cache.as_mut().map_or(Ok(()), |c| c.append(new));
                 let sink =
                     if chosen.llm().is_some() { ContextSink::Other(&mut keep) } else { ContextSink::Store };
+                let lookup = match &vectors {
+                    Some(cache) => Vectors::Other(&**cache),
+                    None => Vectors::Store,
+                };
                 let recorded = step
-                    .finish(&mut record, situation, sink, &mut tally, store.as_mut(), &mut |_, _| {})
+                    .finish(&mut record, situation, sink, lookup, &mut tally, store.as_mut(), &mut |_, _| {})
                     .map_err(|f| Error::from(f).context(format!("ingesting {}", input.name)))?;
+                if let Some(cache) = vectors.as_deref_mut() {
+                    cache.append(&record.cached_vectors)?;
+                }
+                stats.embedded += recorded.embedded;
+                stats.reused += recorded.reused;
                 stats.truncated += recorded.truncated;
                 stats.embed_seconds += recorded.embed_seconds;
                 stats.documents += 1;

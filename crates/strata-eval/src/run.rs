@@ -133,6 +133,9 @@ pub struct Grid {
     pub limit: Option<usize>,
     /// Where the indexes go (`DIR/<ingest label>`).
     pub index_dir: PathBuf,
+    /// A folder of vectors shared by runs (`--vector-cache`): each text's vector is taken
+    /// from it when it holds it, and the others are added ([`crate::vector_cache`]).
+    pub vector_cache: Option<PathBuf>,
     /// Build each index in this PostgreSQL database instead (its strata tables are dropped
     /// before each ingest).
     #[cfg(feature = "postgres")]
@@ -279,14 +282,25 @@ pub fn run(
             strata_core::config::MAX_K
         ));
     }
+    let mut vectors = match (&grid.vector_cache, embedder) {
+        (Some(dir), Some(_)) => Some(crate::vector_cache::FolderCache::open(dir)?),
+        _ => None,
+    };
     for &ingest_config in &grid.ingests {
         let label = ingest_config.label();
         progress.phase(&format!("ingest {label}"), dataset.documents.len() as u64);
         let dir = grid.index_dir.join(&label);
         let location = ingest::location(grid, &label, &dir);
-        let set = ingest::ingest(dataset, ingest_config, config, embedder, &dir, &location, &mut |name| {
-            progress.step(name)
-        })?;
+        let set = ingest::ingest(
+            dataset,
+            ingest_config,
+            config,
+            embedder,
+            &dir,
+            &location,
+            vectors.as_mut(),
+            &mut |name| progress.step(name),
+        )?;
         if let Some(note) = &set.stats.note {
             report.notes.push(format!("ingest {label}: {note}"));
         }

@@ -59,6 +59,7 @@ fn dense_and_hybrid_runs_repeat_exactly() {
             strategies: ["dense", "hybrid"].map(|s| Strategy::parse(s).unwrap()).to_vec(),
             limit: None,
             index_dir: tmp.path().join(dir),
+            vector_cache: None,
             postgres: None,
             milvus: None,
         };

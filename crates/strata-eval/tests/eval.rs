@@ -77,6 +77,7 @@ fn run(set: &Path, index: &Path, chunkings: &[Chunking], names: &[&str]) -> Repo
         strategies: strategies(names),
         limit: None,
         index_dir: index.to_path_buf(),
+        vector_cache: None,
         postgres: None,
         milvus: None,
     };
@@ -169,6 +170,7 @@ fn structural_context_is_an_ingest_of_its_own() {
         strategies: strategies(&["keyword"]),
         limit: None,
         index_dir: tmp.path().join("i"),
+        vector_cache: None,
         postgres: None,
         milvus: None,
     };
@@ -233,6 +235,7 @@ fn beir_layout_with_graded_qrels() {
         strategies: strategies(&["keyword"]),
         limit: None,
         index_dir: tmp.path().join("index"),
+        vector_cache: None,
         postgres: None,
         milvus: None,
     };
@@ -390,6 +393,7 @@ fn page_and_section_gold_on_a_paginated_rfc() {
         strategies: strategies(&["hybrid"]),
         limit: None,
         index_dir: tmp.path().join("index"),
+        vector_cache: None,
         postgres: None,
         milvus: None,
     };
@@ -434,6 +438,7 @@ fn eval_never_wipes_a_folder_that_is_not_an_index() {
         strategies: strategies(&["keyword"]),
         limit: None,
         index_dir: index.clone(),
+        vector_cache: None,
         postgres: None,
         milvus: None,
     };

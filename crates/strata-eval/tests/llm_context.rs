@@ -32,6 +32,7 @@ fn run(dir: &std::path::Path, index: &str, url: &str) -> Report {
         strategies: vec![Strategy::parse("keyword").unwrap()],
         limit: None,
         index_dir: dir.join(index),
+        vector_cache: None,
         postgres: None,
         milvus: None,
     };

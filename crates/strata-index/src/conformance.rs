@@ -91,6 +91,7 @@ pub fn checks<S: StoreWrite>() -> Vec<Check<S>> {
         section_keyword_ranks_sections_by_their_profile,
         section_dense_ranks_sections_by_inner_product,
         context_cache_outlives_its_document,
+        vector_cache_goes_with_its_document,
     ]
 }
 
@@ -816,4 +817,58 @@ pub fn context_cache_outlives_its_document<S: StoreWrite>(store: &mut S) {
     store.commit().unwrap();
     assert_eq!(store.cached_contexts(&keys(&["k1", "k2"])).unwrap().len(), 2, "survives removal");
     assert!(store.cached_contexts(&[]).unwrap().is_empty());
+}
+
+/// `record` with a vector cache entry per chunk: the key `cache-{chunk id}`, the chunk's own
+/// vector, and every third one marked truncated.
+fn with_cached_vectors(record: DocumentRecord) -> DocumentRecord {
+    let mut record = with_vectors(record);
+    record.cached_vectors = record
+        .chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| strata_core::CachedVector {
+            key: format!("cache-{}", c.id),
+            values: unit_vector(c.id.as_str()),
+            truncated: i % 3 == 0,
+        })
+        .collect();
+    record
+}
+
+/// The vector cache: entries are staged until commit, served by key whole (values bit for
+/// bit, the truncation flag), replaced with their document's next put and removed with it,
+/// and blind to other record kinds.
+pub fn vector_cache_goes_with_its_document<S: StoreWrite>(store: &mut S) {
+    let (w, g) = (with_cached_vectors(widget_act(WIDGET)), with_cached_vectors(gadget_rules(GADGET)));
+    let keys = |r: &DocumentRecord| r.cached_vectors.iter().map(|e| e.key.clone()).collect::<Vec<_>>();
+    store.put(&w).unwrap();
+    store.put(&g).unwrap();
+    assert!(store.cached_vectors(&keys(&w)).unwrap().is_empty(), "staged, not visible");
+    store.commit().unwrap();
+    let mut asked = keys(&w);
+    asked.extend(keys(&g));
+    asked.push("cache-absent".into());
+    asked.extend(w.chunks.iter().map(|c| c.id.to_string()));
+    let found = store.cached_vectors(&asked).unwrap();
+    assert_eq!(found.len(), w.cached_vectors.len() + g.cached_vectors.len(), "{:?}", found.keys());
+    for entry in w.cached_vectors.iter().chain(&g.cached_vectors) {
+        assert_eq!(&found[&entry.key], entry, "served as written");
+    }
+
+    // A put of the same document replaces its entries: the amended act keeps none of the old.
+    let mut amended = with_cached_vectors(widget_act_amended(WIDGET));
+    amended.cached_vectors.truncate(1);
+    amended.cached_vectors[0].key = "cache-amended".into();
+    store.put(&amended).unwrap();
+    store.commit().unwrap();
+    assert!(store.cached_vectors(&keys(&w)).unwrap().is_empty(), "the old version's entries are gone");
+    assert_eq!(store.cached_vectors(&keys(&amended)).unwrap().len(), 1);
+    assert_eq!(store.cached_vectors(&keys(&g)).unwrap().len(), g.cached_vectors.len(), "others untouched");
+
+    store.remove(&id(WIDGET)).unwrap();
+    store.commit().unwrap();
+    assert!(store.cached_vectors(&keys(&amended)).unwrap().is_empty(), "removed with the document");
+    assert!(store.cached_vectors(&[]).unwrap().is_empty());
+    assert!(store.cached_contexts(&keys(&g)).unwrap().is_empty(), "vectors are not contexts");
 }

@@ -1,6 +1,6 @@
 //! The tantivy schema of the embedded store.
 //!
-//! One tantivy index holds seven record kinds, told apart by the `kind` field, so that one
+//! One tantivy index holds eight record kinds, told apart by the `kind` field, so that one
 //! tantivy commit makes a whole document (its text, tree, chunks and definitions) visible at
 //! once, or none of it:
 //!
@@ -18,6 +18,9 @@
 //! | `context` | cached chunk context, or OCR'd page | the context text (a page's glyphs as
 //! JSON); `chunk_id` holds its cache key (`strata_ingest::context::cache_key`, or the OCR
 //! page key), no `doc_id`, so it outlives its document |
+//! | `vector` | vector cache entry of a document | [`strata_core::CachedVector::encode`];
+//! `chunk_id` holds its key, `doc_id` the document that served it, so it is replaced and
+//! removed with that document |
 //!
 //! Sections have BM25 fields of their own, so that their statistics (document frequencies,
 //! average lengths) never change how chunks score. Format 1 indexes, made before sections
@@ -35,6 +38,8 @@ pub(crate) const KIND_CHUNK: &str = "chunk";
 pub(crate) const KIND_DEF: &str = "def";
 pub(crate) const KIND_SECTION: &str = "section";
 pub(crate) const KIND_CONTEXT: &str = "context";
+/// A vector cache entry ([`strata_core::CachedVector`]), kept with its document.
+pub(crate) const KIND_VECTOR: &str = "vector";
 /// A document's [`crate::DocSummary`], so that listing documents reads no tree. Indexes
 /// made before it have none; their documents are summarized from the `doc` record.
 pub(crate) const KIND_SUMMARY: &str = "summary";

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use strata_core::{
-    Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentProfile, DocumentRecord, Format, NodeId,
-    Reference, Result,
+    CachedVector, Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentProfile, DocumentRecord,
+    Format, NodeId, Reference, Result,
 };
 
 use crate::Manifest;
@@ -195,6 +195,18 @@ pub fn check_vectors(record: &DocumentRecord) -> Result<()> {
             return Err(strata_core::Error::Internal(format!("{id}: section vectors without chunk vectors")));
         }
     }
+    // Without chunk vectors (the side index of a store whose vectors live elsewhere), the
+    // entries must at least agree with each other.
+    let dim =
+        record.vectors.as_ref().map(|v| v.dim).or(record.cached_vectors.first().map(|e| e.values.len()));
+    if let Some(bad) = record.cached_vectors.iter().find(|e| Some(e.values.len()) != dim) {
+        return Err(strata_core::Error::Internal(format!(
+            "{id}: the cached vector {} has {} values, not {}",
+            bad.key,
+            bad.values.len(),
+            dim.unwrap_or_default()
+        )));
+    }
     Ok(())
 }
 
@@ -272,6 +284,12 @@ pub trait StoreRead: Send + Sync {
     /// version), and pages OCR'd earlier, by page key (`strata_ingest::read::pdf::ocr`:
     /// what the page draws and the OCR settings); keys not cached are absent.
     fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>>;
+
+    /// Vectors made earlier, by key (`strata_embed::cache::key`: the embedder's cache id
+    /// and the exact text): the [`DocumentRecord::cached_vectors`] of the documents the
+    /// index holds, so they go with the document that served them. Keys not held are
+    /// absent; an index without vectors holds none.
+    fn cached_vectors(&self, keys: &[String]) -> Result<HashMap<String, CachedVector>>;
 }
 
 /// What ingest needs on top of reading.
@@ -279,7 +297,8 @@ pub trait StoreRead: Send + Sync {
 /// Writes are staged until [`StoreWrite::commit`]; a crash before it leaves the last commit
 /// readable.
 pub trait StoreWrite: StoreRead {
-    /// Stages a document, replacing every record of the same id.
+    /// Stages a document, replacing every record of the same id, its
+    /// [`DocumentRecord::cached_vectors`] included.
     fn put(&mut self, record: &DocumentRecord) -> Result<()>;
 
     /// Stages the removal of a document and all its records, committed or staged. Returns

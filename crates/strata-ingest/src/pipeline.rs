@@ -195,7 +195,15 @@ impl Pipeline {
             references = references.len(),
             "processed"
         );
-        Ingested { document, chunks, definitions, references, vectors: None, section_vectors: None }
+        Ingested {
+            document,
+            chunks,
+            definitions,
+            references,
+            vectors: None,
+            section_vectors: None,
+            cached_vectors: Vec::new(),
+        }
     }
 
     /// Enriches a document cut at given spans instead of by the chunker (see
@@ -207,7 +215,15 @@ impl Pipeline {
             catch_unwind(AssertUnwindSafe(|| enrich(&document, &mut chunks))).map_err(|_| {
                 Error::read(&path, "enrichment crashed on this file (a strata bug; please report it)")
             })?;
-        Ok(Ingested { document, chunks, definitions, references, vectors: None, section_vectors: None })
+        Ok(Ingested {
+            document,
+            chunks,
+            definitions,
+            references,
+            vectors: None,
+            section_vectors: None,
+            cached_vectors: Vec::new(),
+        })
     }
 
     /// Chunks and enriches a document; a panic in either stage is a per-file error instead of

@@ -456,6 +456,10 @@ impl StoreRead for MilvusStore {
     fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>> {
         self.side.cached_contexts(keys)
     }
+
+    fn cached_vectors(&self, keys: &[String]) -> Result<HashMap<String, strata_core::CachedVector>> {
+        self.side.cached_vectors(keys)
+    }
 }
 
 impl StoreWrite for MilvusStore {

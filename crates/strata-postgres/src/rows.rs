@@ -21,7 +21,7 @@ fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
 }
 
 pub(crate) fn delete_document(client: &mut Client, id: &str, label: &Path) -> Result<()> {
-    for table in ["strata_documents"].iter().chain(schema::RECORD_TABLES.iter()) {
+    for table in ["strata_documents", "strata_vector_cache"].iter().chain(schema::RECORD_TABLES.iter()) {
         client
             .execute(&format!("DELETE FROM {table} WHERE doc = $1"), &[&id])
             .map_err(pg(label, "deleting a document's records"))?;
@@ -37,6 +37,8 @@ pub(crate) struct Rows {
     sections: Vec<SectionRow>,
     definitions: Vec<(i32, String, Vec<u8>)>,
     postings: Vec<PostingRow>,
+    /// Vector cache entries: key and encoded vector.
+    vector_cache: Vec<(String, Vec<u8>)>,
 }
 
 struct DocumentRow {
@@ -193,6 +195,7 @@ impl Rows {
             sections,
             definitions,
             postings,
+            vector_cache: record.cached_vectors.iter().map(|v| (v.key.clone(), v.encode())).collect(),
         })
     }
 
@@ -272,6 +275,17 @@ impl Rows {
                 .map_err(err("writing postings"))?;
         }
         copy.finish().map_err(err("writing postings"))?;
+        if !self.vector_cache.is_empty() {
+            let (keys, payloads): (Vec<&str>, Vec<&[u8]>) =
+                self.vector_cache.iter().map(|(k, p)| (k.as_str(), p.as_slice())).unzip();
+            client
+                .execute(
+                    "INSERT INTO strata_vector_cache (doc, key, payload)
+                     SELECT $1, * FROM unnest($2::text[], $3::bytea[]) ON CONFLICT DO NOTHING",
+                    &[&self.doc, &keys, &payloads],
+                )
+                .map_err(err("writing the vector cache"))?;
+        }
         Ok(())
     }
 }

@@ -9,6 +9,7 @@
 //! | `strata_postings` | (field, term, record) | term frequency, field length (quantized), positions for exact phrases |
 //! | `strata_definitions` | definition | normalized term, the `Definition` (JSON) |
 //! | `strata_contexts` | cached context | cache key, context text; no document, so it outlives one |
+//! | `strata_vector_cache` | (document, vector cache entry) | key, `CachedVector::encode`'s bytes; replaced and removed with its document |
 //!
 //! Every row but a context carries its document id `doc`: a document's rows are deleted and
 //! written in one transaction, and `doc` is the hash-partitioning key when the records are
@@ -27,7 +28,22 @@ use crate::shards;
 
 /// Version of the schema this strata writes. Older databases are migrated on open for
 /// writing; newer ones are refused.
-pub const SCHEMA_VERSION: i32 = 1;
+///
+/// - 1: documents, records, contexts.
+/// - 2: also `strata_vector_cache` ([`VECTOR_CACHE_DDL`]), added to version 1 databases.
+pub const SCHEMA_VERSION: i32 = 2;
+
+/// The vector cache: on the coordinator, like the contexts, but with its document, whose
+/// put and removal delete its rows.
+pub(crate) const VECTOR_CACHE_DDL: &str = r#"
+CREATE TABLE IF NOT EXISTS strata_vector_cache (
+    doc text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    payload bytea NOT NULL,
+    PRIMARY KEY (doc, key)
+);
+CREATE INDEX IF NOT EXISTS strata_vector_cache_key ON strata_vector_cache (key);
+"#;
 
 /// Tables that stay on the coordinator when records are sharded.
 pub(crate) const LOCAL_DDL: &str = r#"
@@ -217,8 +233,17 @@ pub(crate) fn migrate(client: &mut Client, options: &PgOptions, label: &Path) ->
                 reason: format!("its schema version {v} is newer than this strata's; upgrade strata"),
             })
         }
+        Some(1) => {
+            tx.batch_execute(VECTOR_CACHE_DDL).map_err(pg(label, "adding the vector cache table"))?;
+            tx.execute(
+                "UPDATE strata_meta SET value = $1 WHERE key = 'schema_version'",
+                &[&SCHEMA_VERSION.to_string()],
+            )
+            .map_err(pg(label, "recording the schema version"))?;
+        }
         _ => {
             tx.batch_execute(LOCAL_DDL).map_err(pg(label, "creating the tables"))?;
+            tx.batch_execute(VECTOR_CACHE_DDL).map_err(pg(label, "creating the tables"))?;
             if options.shards.is_empty() {
                 tx.batch_execute(RECORD_DDL).map_err(pg(label, "creating the tables"))?;
             } else {

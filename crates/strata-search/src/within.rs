@@ -160,6 +160,10 @@ impl StoreRead for Within<'_> {
     fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>> {
         self.store.cached_contexts(keys)
     }
+
+    fn cached_vectors(&self, keys: &[String]) -> Result<HashMap<String, strata_core::CachedVector>> {
+        self.store.cached_vectors(keys)
+    }
 }
 
 #[cfg(test)]

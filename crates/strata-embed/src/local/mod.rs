@@ -103,6 +103,11 @@ pub struct LocalEmbedder {
     tokenizer: Tokenizer,
     sessions: Vec<Mutex<Session>>,
     batch_size: usize,
+    /// What the vector cache keys the vectors by: the model's files and the precision,
+    /// hashed the first time it is asked for (an ingest), not at every load.
+    cache_id: OnceLock<String>,
+    /// The files that make the model, and the precision (for `cache_id`).
+    sources: (Vec<std::path::PathBuf>, Precision),
 }
 
 impl std::fmt::Debug for LocalEmbedder {
@@ -217,6 +222,18 @@ impl LocalEmbedder {
             tokenizer,
             sessions,
             batch_size: options.batch_size.max(1),
+            cache_id: OnceLock::new(),
+            sources: (
+                [
+                    safetensors_of(folder)?.to_path_buf(),
+                    folder.tokenizer.clone(),
+                    folder.dir.join("config.json"),
+                ]
+                .into_iter()
+                .filter(|p| p.is_file())
+                .collect(),
+                options.precision,
+            ),
         })
     }
 
@@ -393,6 +410,21 @@ impl Embedder for LocalEmbedder {
 
     fn embed_passages(&self, texts: &[&str]) -> Result<Embeddings> {
         self.embed(texts, &self.info.passage_prefix)
+    }
+
+    /// The model's files and its precision: the same folder name with other weights, or
+    /// the same weights in int8 instead of fp32, are other vectors.
+    fn cache_id(&self) -> Result<String> {
+        if let Some(id) = self.cache_id.get() {
+            return Ok(id.clone());
+        }
+        let (files, precision) = &self.sources;
+        let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+        let info = &self.info;
+        let extra =
+            format!("{}#{:?}#{:?}#{}", info.max_seq_len, info.pooling, precision, info.passage_prefix);
+        let id = format!("{}@{}", info.model_id, crate::cache::fingerprint(&files, &extra)?);
+        Ok(self.cache_id.get_or_init(|| id).clone())
     }
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {

@@ -80,6 +80,8 @@ pub struct StaticEmbedder {
     /// `[vocabulary, dim]`, row-major.
     rows: Vec<f32>,
     unknown: Option<u32>,
+    /// The rows' and tokenizer's hash, made the first time the vector cache asks.
+    cache_id: std::sync::OnceLock<String>,
 }
 
 impl std::fmt::Debug for StaticEmbedder {
@@ -130,6 +132,7 @@ impl StaticEmbedder {
             tokenizer,
             rows,
             unknown,
+            cache_id: std::sync::OnceLock::new(),
         })
     }
 
@@ -169,6 +172,19 @@ impl Embedder for StaticEmbedder {
 
     fn embed_passages(&self, texts: &[&str]) -> Result<Embeddings> {
         self.embed(texts)
+    }
+
+    /// The table of token vectors itself: a distillation made again is another model.
+    fn cache_id(&self) -> Result<String> {
+        let id = self.cache_id.get_or_init(|| {
+            let mut hasher = blake3::Hasher::new();
+            for v in &self.rows {
+                hasher.update(&v.to_le_bytes());
+            }
+            hasher.update(self.tokenizer.to_string(false).unwrap_or_default().as_bytes());
+            format!("{}@static-{}", self.info.model_id, hasher.finalize().to_hex())
+        });
+        Ok(id.clone())
     }
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {

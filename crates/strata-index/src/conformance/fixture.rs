@@ -300,7 +300,15 @@ impl RecordBuilder {
             text,
         };
         debug_assert_eq!(document.validate(), Ok(()));
-        DocumentRecord { document, chunks, definitions, references, vectors: None, section_vectors: None }
+        DocumentRecord {
+            document,
+            chunks,
+            definitions,
+            references,
+            vectors: None,
+            section_vectors: None,
+            cached_vectors: Vec::new(),
+        }
     }
 }
 

@@ -3,14 +3,16 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use strata_core::{ChunkId, Definition, DocId, Error, NodeId, Result};
+use strata_core::{CachedVector, ChunkId, Definition, DocId, Error, NodeId, Result};
 use tantivy::collector::DocSetCollector;
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{TantivyDocument, Term};
 
 use super::{DocMeta, EmbeddedStore};
-use crate::schema::{KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_SUMMARY, KIND_TEXT};
+use crate::schema::{
+    KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_SUMMARY, KIND_TEXT, KIND_VECTOR,
+};
 use crate::store::{
     DocSummary, Filter, LegHit, SectionHit, StoreRead, StoredChunk, StoredDocument, BOOST_HEADING,
     BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
@@ -140,6 +142,27 @@ impl StoreRead for EmbeddedStore {
                 let key = self.str_field(&d, self.f.chunk_id);
                 let bytes = d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
                 out.insert(key, String::from_utf8_lossy(bytes).into_owned());
+            }
+        }
+        Ok(out)
+    }
+
+    fn cached_vectors(&self, keys: &[String]) -> Result<HashMap<String, CachedVector>> {
+        let mut out = HashMap::new();
+        let Some(dim) = self.manifest().dense.as_ref().map(|d| d.dim) else { return Ok(out) };
+        for batch in keys.chunks(512) {
+            let should: Vec<(Occur, Box<dyn Query>)> =
+                batch.iter().map(|k| (Occur::Should, self.term_q(self.f.chunk_id, k))).collect();
+            let clauses: Vec<(Occur, Box<dyn Query>)> = vec![
+                (Occur::Must, self.term_q(self.f.kind, KIND_VECTOR)),
+                (Occur::Must, Box::new(BooleanQuery::new(should))),
+            ];
+            for (_, d) in self.all(&BooleanQuery::new(clauses))? {
+                let key = self.str_field(&d, self.f.chunk_id);
+                let bytes = d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
+                if let Some(entry) = CachedVector::decode(key.clone(), bytes, dim) {
+                    out.insert(key, entry);
+                }
             }
         }
         Ok(out)

@@ -6,7 +6,9 @@ use strata_core::{Chunk, DocId, Document, DocumentRecord, Error, Result};
 use tantivy::{IndexWriter, TantivyDocument, Term};
 
 use super::{tv, CommitPayload, DocMeta, EmbeddedStore};
-use crate::schema::{KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_SUMMARY, KIND_TEXT};
+use crate::schema::{
+    KIND_CHUNK, KIND_CONTEXT, KIND_DEF, KIND_DOC, KIND_SECTION, KIND_SUMMARY, KIND_TEXT, KIND_VECTOR,
+};
 use crate::store::{check_vectors, DocSummary, StoreRead, StoreWrite, StoredChunk};
 use crate::vectors::VectorState;
 use crate::DenseManifest;
@@ -236,7 +238,19 @@ impl EmbeddedStore {
             true => strata_core::section_profiles(doc),
             false => Vec::new(),
         };
-        chunks.chain(profiles.into_iter().map(move |p| Ok(self.section_doc(doc, &p))))
+        let sections = profiles.into_iter().map(move |p| Ok(self.section_doc(doc, &p)));
+        chunks.chain(sections).chain(record.cached_vectors.iter().map(move |v| Ok(self.vector_doc(doc, v))))
+    }
+
+    /// A vector cache entry, under its document's id so that it goes with the document.
+    fn vector_doc(&self, doc: &Document, entry: &strata_core::CachedVector) -> TantivyDocument {
+        let f = self.f;
+        let mut d = TantivyDocument::default();
+        d.add_text(f.kind, KIND_VECTOR);
+        d.add_text(f.doc_id, doc.id.as_str());
+        d.add_text(f.chunk_id, &entry.key);
+        d.add_bytes(f.payload, &entry.encode());
+        d
     }
 
     fn section_doc(&self, doc: &Document, profile: &strata_core::SectionProfile) -> TantivyDocument {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use pgvector::Vector;
 use postgres::{Client, Row};
-use strata_core::{ChunkId, Definition, DocId, Error, NodeId, Result};
+use strata_core::{CachedVector, ChunkId, Definition, DocId, Error, NodeId, Result};
 use strata_index::{
     DocSummary, Filter, LegHit, Manifest, SectionHit, StoreRead, StoredChunk, StoredDocument, BOOST_HEADING,
     BOOST_TEXT, BOOST_TITLE, SECTION_BOOST_HEADING,
@@ -502,5 +502,25 @@ impl StoreRead for PgStore {
             .query("SELECT key, context FROM strata_contexts WHERE key = ANY($1)", &[&keys])
             .map_err(self.err("reading cached contexts"))?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn cached_vectors(&self, keys: &[String]) -> Result<HashMap<String, CachedVector>> {
+        let Some(dim) = self.manifest().dense.as_ref().map(|d| d.dim).filter(|_| !keys.is_empty()) else {
+            return Ok(HashMap::new());
+        };
+        let rows = self
+            .conn()?
+            .query(
+                "SELECT DISTINCT ON (key) key, payload FROM strata_vector_cache WHERE key = ANY($1)",
+                &[&keys],
+            )
+            .map_err(self.err("reading the vector cache"))?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let key: String = r.get(0);
+                CachedVector::decode(key.clone(), r.get::<_, &[u8]>(1), dim).map(|v| (key, v))
+            })
+            .collect())
     }
 }

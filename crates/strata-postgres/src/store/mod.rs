@@ -147,9 +147,12 @@ impl PgStore {
         let label = PathBuf::from(options::redact(&options.url));
         let mut client = connect(&options.url, &label)?;
         let mut drop = String::new();
-        for table in
-            schema::RECORD_TABLES.iter().chain(&["strata_documents", "strata_contexts", "strata_meta"])
-        {
+        for table in schema::RECORD_TABLES.iter().chain(&[
+            "strata_documents",
+            "strata_contexts",
+            "strata_vector_cache",
+            "strata_meta",
+        ]) {
             drop.push_str(&format!("DROP TABLE IF EXISTS {table} CASCADE;"));
         }
         for i in 0..options.shards.len() {

@@ -285,6 +285,7 @@ class IngestReport(Record):
     chunks: int
     model: Optional[str]
     embedded: int
+    reused: int
     sections_embedded: int
     embed_seconds: float
     truncated: int
