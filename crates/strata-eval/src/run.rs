@@ -96,6 +96,8 @@ impl Strategy {
                     }
                 }
                 "document_k" => c.document_k = number()?,
+                "title_phrases" => c.title_phrases = number()? != 0.0,
+                "drop_names" => c.drop_names = number()? != 0.0,
                 "fusion" => {
                     c.fusion = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
                 }
@@ -120,7 +122,7 @@ impl Strategy {
 /// The settings a strategy may change, as its error lists them.
 const SETTINGS: &str =
     "keyword, exact, dense, headings, sections, documents, documents_dense, fusion, rrf_k, document_k, \
-     per_section, highlights or highlight_sentences";
+     per_section, title_phrases and drop_names (0 or 1), highlights or highlight_sentences";
 
 /// What to run.
 #[derive(Debug, Clone)]

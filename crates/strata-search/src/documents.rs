@@ -39,6 +39,9 @@ use crate::within::holds;
 pub const LEAD_WEIGHT: f32 = 0.1;
 /// A named document joins the shortlist when it scores at least this share of the best.
 pub const SHORTLIST: f32 = 0.8;
+/// The share of a quoted phrase's distinctive words that a document's name must make up
+/// for the phrase to be read as that name ([`DocumentIndex::is_title`]).
+pub const TITLE_SHARE: f64 = 0.67;
 /// The most documents a shortlist holds.
 pub const MAX_SHORTLIST: usize = 4;
 /// The most named documents the dense document leg compares with the query.
@@ -206,6 +209,76 @@ impl DocumentIndex {
     pub fn matching(&self, conditions: &[(String, String)]) -> Vec<DocId> {
         let meets = |m: &BTreeMap<String, Value>| conditions.iter().all(|(k, v)| holds(m, k, v));
         self.docs.iter().zip(&self.metadata).filter(|(_, m)| meets(m)).map(|(d, _)| d.clone()).collect()
+    }
+
+    /// Whether a quoted `phrase` of a query is a document's own name (its title, say) rather
+    /// than words its text should hold: the phrase names the document (holds every
+    /// distinctive word of one of its names) and that name makes up at least
+    /// [`TITLE_SHARE`] of the phrase's distinctive words. `In the paper "TITLE": …` then
+    /// finds the paper through the documents stage, and the exact leg does not pin the one
+    /// chunk that repeats the title first for every question about it.
+    pub fn is_title(&self, phrase: &str) -> bool {
+        let mut analyzer = analyzer();
+        let words = distinctive(&mut analyzer, phrase);
+        if words.is_empty() {
+            return false;
+        }
+        let held: HashSet<&str> = words.iter().map(String::as_str).collect();
+        self.names.iter().flatten().any(|name| {
+            name.iter().all(|t| held.contains(t.as_str()))
+                && name.len() as f64 >= TITLE_SHARE * words.len() as f64
+        })
+    }
+
+    /// `query` without what names the documents of `shortlist`: the quoted `titles` when it
+    /// has any, else each word whose terms all belong to a name of a shortlisted document
+    /// that the query holds whole. Those words say which document to read, not where in it the answer is:
+    /// left in, they rank its cover, title or abstract first for every question about it.
+    /// Returns `query` itself when nothing names a document.
+    pub fn without_names(&self, query: &str, shortlist: &[DocumentHit], titles: &[String]) -> String {
+        let asked: HashSet<String> = query_terms(query).into_iter().collect();
+        let mut naming: HashSet<&str> = HashSet::new();
+        // A quoted title is what names the document; the same words elsewhere in the query
+        // ask about the text.
+        for hit in shortlist.iter().filter(|_| titles.is_empty()) {
+            let Some(i) = self.docs.iter().position(|d| *d == hit.doc) else { continue };
+            for name in self.names[i].iter().filter(|n| n.iter().all(|t| asked.contains(t))) {
+                naming.extend(name.iter().map(String::as_str));
+            }
+        }
+        if naming.is_empty() && titles.is_empty() {
+            return query.to_string();
+        }
+        let mut rest = query.to_string();
+        for title in titles {
+            rest = rest.replace(&format!("\"{title}\""), " ").replace(&format!("“{title}”"), " ");
+        }
+        let mut analyzer = analyzer();
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let mut kept = Vec::with_capacity(words.len());
+        let mut i = 0;
+        while i < words.len() {
+            // Two or three words glued, as a file name writes a company (`Foot Locker` of
+            // FOOTLOCKER), then the word alone.
+            let glued = (2..=3).rev().find(|&n| {
+                words.get(i..i + n).is_some_and(|run| {
+                    let joined: String =
+                        run.iter().flat_map(|w| w.chars()).filter(|c| c.is_alphanumeric()).collect();
+                    let t = terms(&mut analyzer, &joined);
+                    t.len() == 1 && naming.contains(t[0].as_str())
+                })
+            });
+            if let Some(n) = glued {
+                i += n;
+                continue;
+            }
+            let t = terms(&mut analyzer, words[i]);
+            if t.is_empty() || !t.iter().all(|t| naming.contains(t.as_str())) {
+                kept.push(words[i]);
+            }
+            i += 1;
+        }
+        kept.join(" ")
     }
 
     /// The documents `query` is about.

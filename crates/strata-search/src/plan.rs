@@ -30,6 +30,10 @@ pub struct Plan {
     pub identifiers: Vec<Identifier>,
     /// Quoted phrases.
     pub phrases: Vec<String>,
+    /// Quoted phrases that are a document's own name (its title): they name the document
+    /// for the documents stage and are not searched as phrases ([`Plan::set_titles`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub titles: Vec<String>,
     /// Normalized defined terms that occur in the query.
     pub terms: Vec<String>,
 }
@@ -110,6 +114,13 @@ impl Plan {
         }
         plan.terms = defined_terms_asked(query, defined_terms);
         plan
+    }
+
+    /// Moves the quoted phrases that `is_title` says are a document's name from `phrases`
+    /// to `titles`.
+    pub fn set_titles(&mut self, is_title: impl Fn(&str) -> bool) {
+        let (titles, phrases) = std::mem::take(&mut self.phrases).into_iter().partition(|p| is_title(p));
+        (self.titles, self.phrases) = (titles, phrases);
     }
 
     /// True when the query names a section: exact hits then rank first.

@@ -6,6 +6,7 @@
 //! the sections a query names and caps the chunks per section; rerank, hierarchy, highlight
 //! and assemble run only when the request (and the searcher) asks for them.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -133,6 +134,28 @@ impl<'s> Searcher<'s> {
         Legs { store: self.store, embedder: self.embedder, weights: &self.config.weights, scope, vector }
     }
 
+    /// The query the chunk legs search when `[search] drop_names` is on and it names
+    /// documents: without the words (or the quoted title) that name them; `None` to search
+    /// the query as it is.
+    fn without_names(&self, req: &SearchRequest, plan: &Plan, shortlist: &[DocumentHit]) -> Option<String> {
+        if !self.config.drop_names || (shortlist.is_empty() && plan.titles.is_empty()) {
+            return None;
+        }
+        let rest = self.catalog.documents.without_names(&req.query, shortlist, &plan.titles);
+        (rest != req.query && rest.chars().any(char::is_alphanumeric)).then_some(rest)
+    }
+
+    /// Whether quoted phrases that are a document's name are read as naming it rather than
+    /// searched as phrases: in the modes whose documents stage reads names
+    /// (`[search] title_phrases`).
+    fn reads_titles(&self, req: &SearchRequest) -> bool {
+        self.config.title_phrases
+            && matches!(req.mode, Mode::Hybrid | Mode::Hierarchical)
+            && self.config.weights.documents > 0.0
+            && req.filter.doc.is_none()
+            && self.catalog.documents.len() >= 2
+    }
+
     /// The documents stage: the documents the query names, in the modes that use them and
     /// unless the request filters to one document already.
     fn documents(&self, req: &SearchRequest, timings: &mut Timings) -> DocumentRanking {
@@ -226,16 +249,31 @@ impl<'s> Searcher<'s> {
     fn run(&self, req: &SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         let mut timings = Timings::default();
-        let (plan, plan_ms) = timed(|| Plan::read(&req.query, &self.catalog.defined_terms));
+        let (plan, plan_ms) = timed(|| {
+            let mut plan = Plan::read(&req.query, &self.catalog.defined_terms);
+            if self.reads_titles(req) {
+                plan.set_titles(|p| self.catalog.documents.is_title(p));
+            }
+            plan
+        });
         timings.plan = plan_ms;
         tracing::debug!(?plan, "plan");
         let mut ranking = self.documents(req, &mut timings);
         let vector = self.document_similarity(req, &mut ranking, &mut timings)?;
         let shortlist = ranking.shortlist();
-
+        // What the chunk legs search: the query, or without the words that name documents.
+        let named = self.without_names(req, &plan, shortlist);
+        let (legs_req, legs_plan) = match &named {
+            Some(query) => (
+                Cow::Owned(SearchRequest { query: query.clone(), ..req.clone() }),
+                Cow::Owned(Plan { query: query.clone(), ..plan.clone() }),
+            ),
+            None => (Cow::Borrowed(req), Cow::Borrowed(&plan)),
+        };
+        let vector = vector.filter(|_| named.is_none());
         let retrieved = self.legs(shortlist, vector.as_deref()).retrieve(
-            req,
-            &plan,
+            &legs_req,
+            &legs_plan,
             LEG_DEPTH.max(req.k),
             &mut timings,
         )?;
@@ -247,7 +285,7 @@ impl<'s> Searcher<'s> {
         });
         timings.fuse = fuse_ms;
         let sections = match req.mode {
-            Mode::Hierarchical => Some(self.sections(req, &retrieved, &mut fused, &mut timings)?),
+            Mode::Hierarchical => Some(self.sections(&legs_req, &retrieved, &mut fused, &mut timings)?),
             _ => None,
         };
         let pinned = fuse::pin_first(&mut fused, &retrieved.pinned, req.k);

@@ -128,6 +128,16 @@ pub struct SearchConfig {
     pub order: Order,
     /// Attach the sections that hits refer to (one hop, within the budget). Default false.
     pub references: bool,
+    /// Hybrid and hierarchical mode: a quoted phrase that is a document's own name (`In
+    /// the paper "TITLE": …`) names the document for the documents stage and is not
+    /// searched as a phrase, whose exact hits (the title's own chunk) would otherwise lead
+    /// every question about it. Default true.
+    pub title_phrases: bool,
+    /// Hybrid and hierarchical mode: when the query names documents (the documents stage's
+    /// shortlist), the words that name them are left out of what the chunk legs and the
+    /// named-heading lift search, since they say which document to read, not where in it
+    /// the answer is; the document's lift still brings its chunks forward.
+    pub drop_names: bool,
 }
 
 /// Most sentences a search may embed for dense highlights.
@@ -150,6 +160,8 @@ impl Default for SearchConfig {
             dense_highlight_sentences: 64,
             order: Order::Position,
             references: false,
+            title_phrases: true,
+            drop_names: false,
         }
     }
 }

@@ -136,3 +136,51 @@ fn dense_similarity_orders_the_named_documents_and_never_unnames_the_first() {
     assert!(index.rank("How did AMD's gross margin change in 2015?").dense_candidates().is_empty());
     assert!(index.rank("revenue growth").dense_candidates().is_empty(), "names none");
 }
+
+fn papers() -> DocumentIndex {
+    DocumentIndex::new(&[
+        summary(
+            "1602.07563",
+            "Multilingual Twitter Sentiment Classification: The Role of Human Annotators | 1602.07563",
+            "",
+            "abstract",
+        ),
+        summary("1811.00001", "Neural Machine Translation of Rare Words | 1811.00001", "", "abstract"),
+        summary("usc35", "TITLE 35—PATENTS | usc35", "", "patents"),
+    ])
+}
+
+#[test]
+fn a_quoted_title_is_a_name_and_a_quoted_passage_is_not() {
+    let index = papers();
+    assert!(index.is_title("Multilingual Twitter Sentiment Classification: The Role of Human Annotators"));
+    assert!(index.is_title("Neural Machine Translation of Rare Words"));
+    assert!(!index.is_title("effective filing date"), "words of a passage name nothing");
+    assert!(!index.is_title("rare words"), "part of a title is not the title");
+    assert!(
+        !index.is_title(
+            "patents that claim an invention disclosed in an earlier application by the same inventor"
+        ),
+        "a long passage that holds a short name is still a passage"
+    );
+}
+
+#[test]
+fn without_names_drops_the_quoted_title_or_the_naming_words_and_nothing_else() {
+    let index = papers();
+    let q = "In the paper \"Neural Machine Translation of Rare Words\": Which rare words do they translate?";
+    let ranking = index.rank(q);
+    let titles = vec!["Neural Machine Translation of Rare Words".to_string()];
+    let rest = index.without_names(q, ranking.shortlist(), &titles);
+    assert_eq!(
+        rest, "In the paper : Which rare words do they translate?",
+        "the title's words outside it stay"
+    );
+
+    let filings = filings();
+    let q = "What was MGM Resorts' FY2020 revenue?";
+    let ranking = filings.rank(q);
+    assert_eq!(filings.without_names(q, ranking.shortlist(), &[]), "What was FY2020 revenue?");
+    let q = "What is the revenue of the state?";
+    assert_eq!(filings.without_names(q, filings.rank(q).shortlist(), &[]), q, "names nothing: unchanged");
+}
