@@ -32,6 +32,26 @@ pub struct DocumentRecord {
     pub cached_vectors: Vec<CachedVector>,
 }
 
+impl DocumentRecord {
+    /// A record as read and enriched, before any vector is made.
+    pub fn new(
+        document: Document,
+        chunks: Vec<Chunk>,
+        definitions: Vec<Definition>,
+        references: Vec<Reference>,
+    ) -> Self {
+        DocumentRecord {
+            document,
+            chunks,
+            definitions,
+            references,
+            vectors: None,
+            section_vectors: None,
+            cached_vectors: Vec::new(),
+        }
+    }
+}
+
 /// A vector the cache holds: what an embedder made of one text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedVector {

@@ -188,6 +188,7 @@ fn structural_context_is_an_ingest_of_its_own() {
         None,
         &tmp.path().join("s"),
         &strata_engine::Location::Embedded(tmp.path().join("s")),
+        None,
         &mut |_| {},
     )
     .unwrap();

@@ -195,15 +195,7 @@ impl Pipeline {
             references = references.len(),
             "processed"
         );
-        Ingested {
-            document,
-            chunks,
-            definitions,
-            references,
-            vectors: None,
-            section_vectors: None,
-            cached_vectors: Vec::new(),
-        }
+        Ingested::new(document, chunks, definitions, references)
     }
 
     /// Enriches a document cut at given spans instead of by the chunker (see
@@ -215,15 +207,7 @@ impl Pipeline {
             catch_unwind(AssertUnwindSafe(|| enrich(&document, &mut chunks))).map_err(|_| {
                 Error::read(&path, "enrichment crashed on this file (a strata bug; please report it)")
             })?;
-        Ok(Ingested {
-            document,
-            chunks,
-            definitions,
-            references,
-            vectors: None,
-            section_vectors: None,
-            cached_vectors: Vec::new(),
-        })
+        Ok(Ingested::new(document, chunks, definitions, references))
     }
 
     /// Chunks and enriches a document; a panic in either stage is a per-file error instead of

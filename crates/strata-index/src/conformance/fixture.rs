@@ -300,15 +300,7 @@ impl RecordBuilder {
             text,
         };
         debug_assert_eq!(document.validate(), Ok(()));
-        DocumentRecord {
-            document,
-            chunks,
-            definitions,
-            references,
-            vectors: None,
-            section_vectors: None,
-            cached_vectors: Vec::new(),
-        }
+        DocumentRecord::new(document, chunks, definitions, references)
     }
 }
 

@@ -130,42 +130,20 @@ impl StoreRead for EmbeddedStore {
     }
 
     fn cached_contexts(&self, keys: &[String]) -> Result<HashMap<String, String>> {
-        let mut out = HashMap::new();
-        for batch in keys.chunks(512) {
-            let should: Vec<(Occur, Box<dyn Query>)> =
-                batch.iter().map(|k| (Occur::Should, self.term_q(self.f.chunk_id, k))).collect();
-            let clauses: Vec<(Occur, Box<dyn Query>)> = vec![
-                (Occur::Must, self.term_q(self.f.kind, KIND_CONTEXT)),
-                (Occur::Must, Box::new(BooleanQuery::new(should))),
-            ];
-            for (_, d) in self.all(&BooleanQuery::new(clauses))? {
-                let key = self.str_field(&d, self.f.chunk_id);
-                let bytes = d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
-                out.insert(key, String::from_utf8_lossy(bytes).into_owned());
-            }
-        }
-        Ok(out)
+        let found = self.keyed(KIND_CONTEXT, keys)?;
+        Ok(found
+            .into_iter()
+            .map(|(key, bytes)| (key, String::from_utf8_lossy(&bytes).into_owned()))
+            .collect())
     }
 
     fn cached_vectors(&self, keys: &[String]) -> Result<HashMap<String, CachedVector>> {
-        let mut out = HashMap::new();
-        let Some(dim) = self.manifest().dense.as_ref().map(|d| d.dim) else { return Ok(out) };
-        for batch in keys.chunks(512) {
-            let should: Vec<(Occur, Box<dyn Query>)> =
-                batch.iter().map(|k| (Occur::Should, self.term_q(self.f.chunk_id, k))).collect();
-            let clauses: Vec<(Occur, Box<dyn Query>)> = vec![
-                (Occur::Must, self.term_q(self.f.kind, KIND_VECTOR)),
-                (Occur::Must, Box::new(BooleanQuery::new(should))),
-            ];
-            for (_, d) in self.all(&BooleanQuery::new(clauses))? {
-                let key = self.str_field(&d, self.f.chunk_id);
-                let bytes = d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default();
-                if let Some(entry) = CachedVector::decode(key.clone(), bytes, dim) {
-                    out.insert(key, entry);
-                }
-            }
-        }
-        Ok(out)
+        let Some(dim) = self.manifest().dense.as_ref().map(|d| d.dim) else { return Ok(HashMap::new()) };
+        let found = self.keyed(KIND_VECTOR, keys)?;
+        Ok(found
+            .into_iter()
+            .filter_map(|(key, bytes)| CachedVector::decode(key.clone(), &bytes, dim).map(|v| (key, v)))
+            .collect())
     }
 
     fn chunks_of(&self, doc: &DocId, nodes: Option<(NodeId, NodeId)>) -> Result<Vec<StoredChunk>> {
@@ -313,5 +291,27 @@ impl EmbeddedStore {
             }
             None => Ok(None),
         }
+    }
+}
+
+impl EmbeddedStore {
+    /// The payloads of the `kind` records (cached contexts, vector cache entries) whose key
+    /// is one of `keys`, by key.
+    fn keyed(&self, kind: &str, keys: &[String]) -> Result<Vec<(String, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for batch in keys.chunks(512) {
+            let should: Vec<(Occur, Box<dyn Query>)> =
+                batch.iter().map(|k| (Occur::Should, self.term_q(self.f.chunk_id, k))).collect();
+            let clauses: Vec<(Occur, Box<dyn Query>)> = vec![
+                (Occur::Must, self.term_q(self.f.kind, kind)),
+                (Occur::Must, Box::new(BooleanQuery::new(should))),
+            ];
+            for (_, d) in self.all(&BooleanQuery::new(clauses))? {
+                let bytes =
+                    d.get_first(self.f.payload).and_then(|v| v.as_bytes()).unwrap_or_default().to_vec();
+                out.push((self.str_field(&d, self.f.chunk_id), bytes));
+            }
+        }
+        Ok(out)
     }
 }
