@@ -118,7 +118,9 @@ fn another_precision_or_model_misses_the_cache() {
         false => assert_eq!(int8, (chunks, 0, chunks)),
     }
 
-    // The same weights and another tokenizer file, in a folder of the same name.
+    // Other weights (one mantissa bit of the last tensor) in a folder of the same name: the
+    // same tokenizer, so the index takes it, and the same model id, so only the cache id
+    // tells the vectors apart.
     let model = strata_embed::locate::find_model("all-MiniLM-L6-v2").unwrap();
     let copy = dir.path().join("models").join("all-MiniLM-L6-v2");
     for file in walk(&model) {
@@ -126,10 +128,11 @@ fn another_precision_or_model_misses_the_cache() {
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(&file, &to).unwrap();
     }
-    let tokenizer = copy.join("tokenizer.json");
-    let mut text = std::fs::read_to_string(&tokenizer).unwrap();
-    text.push('\n');
-    std::fs::write(&tokenizer, text).unwrap();
+    let weights = copy.join("model.safetensors");
+    let mut bytes = std::fs::read(&weights).unwrap();
+    let last = bytes.len() - 4;
+    bytes[last] ^= 1;
+    std::fs::write(&weights, bytes).unwrap();
     let copy = copy.to_str().unwrap();
     assert_eq!(ingest(&["--model", copy], "int8"), (chunks, chunks, 0), "another model's files");
 }
