@@ -97,7 +97,18 @@ impl Strategy {
                 }
                 "document_k" => c.document_k = number()?,
                 "title_phrases" => c.title_phrases = number()? != 0.0,
-                "drop_names" => c.drop_names = number()? != 0.0,
+                "drop_names" => {
+                    c.drop_names = match value.as_str() {
+                        "0" => strata_core::config::NameDrop::Off,
+                        "1" => strata_core::config::NameDrop::All,
+                        _ => strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?,
+                    }
+                }
+                "heading_span" => c.heading_span = number()?,
+                "capped_span" => c.capped_span = number()?,
+                "heading_scope" => {
+                    c.heading_scope = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
+                }
                 "fusion" => {
                     c.fusion = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
                 }
@@ -122,7 +133,8 @@ impl Strategy {
 /// The settings a strategy may change, as its error lists them.
 const SETTINGS: &str =
     "keyword, exact, dense, headings, sections, documents, documents_dense, fusion, rrf_k, document_k, \
-     per_section, title_phrases and drop_names (0 or 1), highlights or highlight_sentences";
+     per_section, capped_span, heading_span, heading_scope (all or named), title_phrases (0 or 1), drop_names (off, titles or all; 0 is off, 1 all), highlights \
+     or highlight_sentences";
 
 /// What to run.
 #[derive(Debug, Clone)]

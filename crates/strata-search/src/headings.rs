@@ -41,6 +41,8 @@ struct Heading {
     terms: Vec<(String, f64)>,
     /// The sum of the weights.
     total: f64,
+    /// The share of the document's text its section spans, heading and subsections in.
+    span: f64,
 }
 
 /// The heading terms of one document's tree, by node.
@@ -73,23 +75,26 @@ impl DocumentHeadings {
             .iter()
             .map(|(_, words)| words.iter().map(|w| (1.0 + headed / df[w.as_str()]).ln()).collect())
             .collect();
+        let whole = tree.nodes().first().map_or(0, |root| root.subtree.len()).max(1) as f64;
         let nodes = nodes
             .iter_mut()
             .zip(weights)
-            .map(|((parent, words), weights)| Heading {
+            .zip(tree.nodes())
+            .map(|(((parent, words), weights), node)| Heading {
                 parent: *parent,
                 total: weights.iter().sum(),
                 terms: std::mem::take(words).into_iter().zip(weights).collect(),
+                span: node.subtree.len() as f64 / whole,
             })
             .collect();
         DocumentHeadings { nodes }
     }
 
     /// The share of `node`'s heading weight that `query` holds, when it names the section
-    /// (at least [`NAMED_SHARE`]); else 0.
-    fn named(&self, node: NodeId, query: &HashSet<String>) -> f64 {
+    /// (at least [`NAMED_SHARE`]) and the section spans at most `span` of the document; else 0.
+    fn named(&self, node: NodeId, query: &HashSet<String>, span: f64) -> f64 {
         let Some(h) = self.nodes.get(node.index()) else { return 0.0 };
-        if h.total == 0.0 {
+        if h.total == 0.0 || h.span > span {
             return 0.0;
         }
         let held: f64 = h.terms.iter().filter(|(t, _)| query.contains(t)).map(|(_, w)| w).sum();
@@ -101,13 +106,23 @@ impl DocumentHeadings {
         }
     }
 
-    /// The best share by which `query` names `node` or one of its ancestors; 0 when it names
-    /// none.
-    pub fn named_within(&self, node: NodeId, query: &HashSet<String>) -> f64 {
+    /// The share of the document's text `node`'s section spans (0 for a node it lacks).
+    pub fn span(&self, node: NodeId) -> f64 {
+        self.nodes.get(node.index()).map_or(0.0, |h| h.span)
+    }
+
+    /// Whether `query` names any section of the document that spans at most `span` of it.
+    pub fn names_any(&self, query: &HashSet<String>, span: f64) -> bool {
+        (0..self.nodes.len()).any(|i| self.named(NodeId(i as u32), query, span) > 0.0)
+    }
+
+    /// The best share by which `query` names `node` or one of its ancestors that spans at
+    /// most `span` of the document (`[search] heading_span`); 0 when it names none.
+    pub fn named_within(&self, node: NodeId, query: &HashSet<String>, span: f64) -> f64 {
         let mut best = 0.0f64;
         let mut at = Some(node);
         while let Some(n) = at {
-            best = best.max(self.named(n, query));
+            best = best.max(self.named(n, query, span));
             at = self.nodes.get(n.index()).and_then(|h| h.parent);
         }
         best
@@ -201,7 +216,7 @@ mod tests {
     }
 
     fn share(h: &DocumentHeadings, node: u32, query: &str) -> f64 {
-        h.named_within(NodeId(node), &query_terms(query))
+        h.named_within(NodeId(node), &query_terms(query), 1.0)
     }
 
     #[test]
@@ -213,6 +228,23 @@ mod tests {
         // "Consolidated" heads four of five sections: it alone names none of them.
         assert_eq!(share(&h, 2, "consolidated"), 0.0);
         assert!(share(&h, 1, "from the balance sheet") > 0.5);
+    }
+
+    #[test]
+    fn a_heading_over_most_of_its_document_names_nothing_below_heading_span() {
+        let mut t = tree(&[("Filing", None), ("Endorsement Agreement", Some(0)), ("Term", Some(1))]);
+        let mut nodes = t.nodes().to_vec();
+        for (node, (start, end)) in nodes.iter_mut().zip([(0, 100), (0, 95), (40, 50)]) {
+            node.subtree = Span::new(start, end);
+        }
+        t = Tree::from_nodes(nodes);
+        let h = DocumentHeadings::of(&t);
+        assert!((h.span(NodeId(1)) - 0.95).abs() < 1e-9 && (h.span(NodeId(2)) - 0.1).abs() < 1e-9);
+        let q = query_terms("the term of the endorsement agreement");
+        assert!(h.named_within(NodeId(2), &q, 1.0) > 0.99, "the title's heading, at any span");
+        assert!(h.named_within(NodeId(2), &q, 0.5) > 0.99, "the Term section itself");
+        assert_eq!(h.named_within(NodeId(1), &q, 0.5), 0.0, "the title spans 95% of the document");
+        assert!(h.names_any(&q, 0.5) && !h.names_any(&query_terms("endorsement agreement"), 0.5));
     }
 
     #[test]

@@ -7,7 +7,10 @@
 //! - **named sections** ([`crate::headings`]): a chunk inside a section whose heading the
 //!   query names (or inside a descendant of one) gains [`Fusion::section`] of
 //!   `weights.headings` and the share of the heading the query holds: under RRF
-//!   `weight × share / (k + 1)`, as much as a first place in one more leg.
+//!   `weight × share / (k + 1)`, as much as a first place in one more leg. In an index of
+//!   several documents, only the sections of the documents the query names can be named
+//!   (`[search] heading_scope`, set by the caller with [`Sections::within`]): 509 contracts
+//!   each have a "Term".
 //! - **section legs** (BM25, and dense when the index has section vectors, over each
 //!   section's heading path, lead text and children's titles;
 //!   [`strata_index::StoreRead::section_keyword`]), weight 0 by default: a chunk gains
@@ -16,7 +19,8 @@
 //!
 //! Then the chunks are returned best first, at most `chunks_per_section` from one section
 //! (a chunk's section is its own node, the deepest heading above it; the chunks of a
-//! document's root, which has no heading, are not capped), so that one long section does
+//! document's root, which has no heading, are not capped, nor those of a section spanning
+//! more than `[search] capped_span` of its document), so that one long section does
 //! not fill the k places that other sections answer better. Each hit's `section_rank` is
 //! the order in which its section first appears. Pinned identifier hits stay first.
 //!
@@ -66,6 +70,15 @@ pub struct Sections<'s> {
     query: HashSet<String>,
     /// `weights.headings`, and the fusion that turns it into a term.
     weight: f64,
+    /// `[search] heading_span`: the most of its document a named section may span.
+    span: f64,
+    /// The documents whose headings the query can name; `None` for every document's.
+    within: Option<HashSet<DocId>>,
+    /// `[search] capped_span`: sections spanning more of their document are not capped.
+    capped_span: f64,
+    /// The read sections that `chunks_per_section` does not cap: the roots, and those
+    /// spanning more than `capped_span` of their document.
+    uncapped: HashSet<SectionKey>,
     fusion: &'s dyn Fusion,
     /// Each read candidate's section.
     of: HashMap<ChunkId, SectionKey>,
@@ -109,12 +122,23 @@ impl<'s> Sections<'s> {
             headings,
             query,
             weight,
+            span: config.heading_span,
+            within: None,
+            capped_span: config.capped_span,
+            uncapped: HashSet::new(),
             fusion,
             of: HashMap::new(),
             terms: HashMap::new(),
             listed,
             most,
         }
+    }
+
+    /// Only the headings of the documents in `within` can be named (`None`: every
+    /// document's; `[search] heading_scope`).
+    pub fn within(mut self, within: Option<HashSet<DocId>>) -> Sections<'s> {
+        self.within = within;
+        self
     }
 
     /// Adds each candidate's section term to `fused` (sorted best first; recording the
@@ -177,7 +201,7 @@ impl<'s> Sections<'s> {
             .filter(|(_, key)| {
                 let count = taken.entry(key).or_insert(0);
                 *count += 1;
-                key.1 == NodeId::ROOT || *count <= per_section
+                self.uncapped.contains(*key) || *count <= per_section
             })
             .count()
     }
@@ -190,9 +214,27 @@ impl<'s> Sections<'s> {
             return Ok(());
         }
         for (chunk, doc, node) in self.store.sections_of(&ids)? {
-            self.of.insert(chunk, (doc, node));
+            let key = (doc, node);
+            if !self.uncapped.contains(&key) && self.is_uncapped(&key)? {
+                self.uncapped.insert(key.clone());
+            }
+            self.of.insert(chunk, key);
         }
         Ok(())
+    }
+
+    /// Whether `chunks_per_section` leaves `key` uncapped: a document's root (no heading),
+    /// or a section spanning more than `capped_span` of its document, which says as little
+    /// of where the answer is.
+    fn is_uncapped(&self, key: &SectionKey) -> Result<bool> {
+        if key.1 == NodeId::ROOT {
+            return Ok(true);
+        }
+        if self.capped_span >= 1.0 {
+            return Ok(false);
+        }
+        let headings = self.headings.of(self.store, &key.0)?;
+        Ok(headings.is_some_and(|h| h.span(key.1) > self.capped_span))
     }
 
     /// The term a read candidate's section adds, with its `section` leg entry: rank 1 when
@@ -205,9 +247,10 @@ impl<'s> Sections<'s> {
         }
         let key = key.clone();
         let mut share = 0.0;
-        if self.weight > 0.0 {
+        let nameable = self.within.as_ref().is_none_or(|docs| docs.contains(&key.0));
+        if self.weight > 0.0 && nameable {
             if let Some(headings) = self.headings.of(self.store, &key.0)? {
-                share = headings.named_within(key.1, &self.query);
+                share = headings.named_within(key.1, &self.query, self.span);
             }
         }
         let named = if share > 0.0 { self.fusion.section(self.weight, 1, share) } else { 0.0 };
@@ -246,7 +289,7 @@ impl<'s> Sections<'s> {
             }
             let Some(key) = self.of.get(&f.chunk) else { continue };
             let count = taken.entry(key.clone()).or_insert(0);
-            if i >= pinned && key.1 != NodeId::ROOT && *count >= per_section {
+            if i >= pinned && !self.uncapped.contains(key) && *count >= per_section {
                 continue;
             }
             *count += 1;
@@ -302,6 +345,9 @@ mod tests {
             ("r4", 0),
         ] {
             sections.of.insert(ChunkId::from(id), key(n));
+            if sections.is_uncapped(&key(n)).unwrap() {
+                sections.uncapped.insert(key(n));
+            }
             let term = terms.iter().find(|t| t.0 == n).map(|&(_, t)| LegRank { rank: 1, score: t as f32 });
             sections.terms.insert(key(n), term);
         }

@@ -7,12 +7,12 @@
 //! and assemble run only when the request (and the searcher) asks for them.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use strata_core::config::SearchConfig;
-use strata_core::{Error, NodeId, Result};
+use strata_core::config::{HeadingScope, NameDrop, SearchConfig};
+use strata_core::{DocId, Error, NodeId, Result};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
 use strata_index::{Filter, StoreRead};
@@ -134,11 +134,15 @@ impl<'s> Searcher<'s> {
         Legs { store: self.store, embedder: self.embedder, weights: &self.config.weights, scope, vector }
     }
 
-    /// The query the chunk legs search when `[search] drop_names` is on and it names
-    /// documents: without the words (or the quoted title) that name them; `None` to search
-    /// the query as it is.
+    /// The query without the words (or the quoted title) that name the documents it names,
+    /// when `[search] drop_names` is on and it names any; `None` to search it as it is.
     fn without_names(&self, req: &SearchRequest, plan: &Plan, shortlist: &[DocumentHit]) -> Option<String> {
-        if !self.config.drop_names || (shortlist.is_empty() && plan.titles.is_empty()) {
+        let drop = match self.config.drop_names {
+            NameDrop::Off => false,
+            NameDrop::Titles => !plan.titles.is_empty(),
+            NameDrop::All => !shortlist.is_empty() || !plan.titles.is_empty(),
+        };
+        if !drop {
             return None;
         }
         let rest = self.catalog.documents.without_names(&req.query, shortlist, &plan.titles);
@@ -285,7 +289,9 @@ impl<'s> Searcher<'s> {
         });
         timings.fuse = fuse_ms;
         let sections = match req.mode {
-            Mode::Hierarchical => Some(self.sections(&legs_req, &retrieved, &mut fused, &mut timings)?),
+            Mode::Hierarchical => {
+                Some(self.sections(&legs_req, shortlist, &retrieved, &mut fused, &mut timings)?)
+            }
             _ => None,
         };
         let pinned = fuse::pin_first(&mut fused, &retrieved.pinned, req.k);
@@ -350,14 +356,17 @@ impl<'s> Searcher<'s> {
     fn sections<'a>(
         &'a self,
         req: &SearchRequest,
+        shortlist: &[DocumentHit],
         retrieved: &Retrieved,
         fused: &mut [Fused],
         timings: &mut Timings,
     ) -> Result<hierarchy::Sections<'a>> {
         let at = Instant::now();
         let (headings, fusion) = (&self.catalog.headings, self.fusion.as_ref());
+        let within = self.heading_scope(req, shortlist, fused)?;
         let mut sections =
-            hierarchy::Sections::new(self.store, headings, fusion, &self.config, &req.query, retrieved);
+            hierarchy::Sections::new(self.store, headings, fusion, &self.config, &req.query, retrieved)
+                .within(within);
         let reranked = match (req.rerank, self.reranker) {
             (true, Some((_, candidates))) => candidates,
             _ => 0,
@@ -366,6 +375,37 @@ impl<'s> Searcher<'s> {
         sections.lift(fused, retrieved.pinned.len(), self.config.chunks_per_section, places)?;
         timings.hierarchy = Some(ms_since(at));
         Ok(sections)
+    }
+
+    /// The documents whose headings the query can name (`[search] heading_scope`); `None`
+    /// for every candidate's.
+    fn heading_scope(
+        &self,
+        req: &SearchRequest,
+        shortlist: &[DocumentHit],
+        fused: &[Fused],
+    ) -> Result<Option<HashSet<DocId>>> {
+        let scope = self.config.heading_scope;
+        if scope == HeadingScope::All || req.filter.doc.is_some() || self.catalog.documents.len() < 2 {
+            return Ok(None);
+        }
+        if scope == HeadingScope::Distinct {
+            let query = crate::headings::query_terms(&req.query);
+            let mut naming = 0;
+            let mut seen = HashSet::new();
+            for doc in fused.iter().take(LEG_DEPTH).map(|f| f.chunk.doc()).filter(|d| seen.insert(*d)) {
+                let doc = DocId(doc.to_string());
+                let headings = self.catalog.headings.of(self.store, &doc)?;
+                naming += usize::from(headings.is_some_and(|h| h.names_any(&query, self.config.heading_span)));
+                if naming > 1 {
+                    break;
+                }
+            }
+            if naming <= 1 {
+                return Ok(None);
+            }
+        }
+        Ok(Some(shortlist.iter().map(|h| h.doc.clone()).collect()))
     }
 
     /// The rerank stage, when the request asks for it and the searcher has a reranker; a

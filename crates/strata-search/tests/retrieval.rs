@@ -17,9 +17,11 @@
 //! 6. Hierarchical mode takes at most `chunks_per_section` hits from one section, and numbers
 //!    sections in the order they first appear.
 //! 7. Hierarchical mode finds the section a query names by its heading: for the headings of
-//!    RFC 9110's sections, a question that quotes one puts a chunk of that section first at
-//!    least as often as hybrid does, and for nearly all of them (`filing_sections.rs` shows
-//!    the gain on filings, whose tables never repeat their headings).
+//!    RFC 9110's sections, a question that quotes one, asked of that document, puts a chunk
+//!    of that section first at least as often as hybrid does, and for nearly all of them
+//!    (`filing_sections.rs` shows the gain on filings, whose tables never repeat their
+//!    headings). Across documents, a named heading lifts only the documents the query
+//!    names (`[search] heading_scope = "named"`): every RFC has a "Content Negotiation".
 //!
 //! Ranking snapshots of hierarchical mode are reviewed against the same properties.
 //!
@@ -30,10 +32,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
-use strata_core::config::SearchConfig;
+use strata_core::config::{HeadingScope, SearchConfig};
 use strata_core::NodeId;
 use strata_index::{EmbeddedStore, Filter, StoreRead};
 use strata_ingest::tokenize::{Cl100k, Tokenizer};
+use strata_search::fuse::Leg;
 use strata_search::{navigate, Expand, Mode, SearchRequest, SearchResponse, Searcher, Unit};
 
 mod common;
@@ -309,8 +312,9 @@ fn hierarchical_finds_the_section_a_query_names_by_its_heading() {
                     "What must a client or a server do, and what must it never do? Base the answer on the \
                      section {title}."
                 );
-                let r = s.search(&SearchRequest::new(&query, mode, 1).ranking_only()).unwrap();
-                r.hits.iter().any(|h| {
+                let filter = Filter { doc: Some(doc.id.clone()), ..Filter::default() };
+                let r = s.search(&SearchRequest::new(&query, mode, 1).with_filter(filter).ranking_only());
+                r.unwrap().hits.iter().any(|h| {
                     let at = NodeId::parse(&h.node_id).unwrap();
                     h.doc_id == doc.id.0 && *node <= at && at <= tree.last_descendant(*node)
                 })
@@ -321,6 +325,29 @@ fn hierarchical_finds_the_section_a_query_names_by_its_heading() {
     eprintln!("named sections first, of {}: hierarchical {hierarchical}, hybrid {hybrid}", headings.len());
     assert!(hierarchical >= hybrid, "hierarchical {hierarchical}, hybrid {hybrid}");
     assert!(hierarchical * 10 >= headings.len() * 9, "{hierarchical} of {}", headings.len());
+}
+
+/// Property 7 across documents (issue 42: on 509 contracts, every contract's "Term" section
+/// was lifted for a question about one contract's term). RFC 9110 and RFC 7231 both have a
+/// "Content Negotiation" section.
+#[test]
+fn a_named_heading_lifts_only_the_documents_the_query_names() {
+    let Some(store) = store() else { return };
+    let lifted = |scope: HeadingScope, query: &str| {
+        let s = searcher_with(&store, SearchConfig { heading_scope: scope, ..SearchConfig::default() });
+        let r = s.search(&SearchRequest::new(query, Mode::Hierarchical, 10).ranking_only()).unwrap();
+        let lifted: Vec<_> = r.hits.into_iter().filter(|h| h.legs.contains_key(&Leg::Section)).collect();
+        lifted
+    };
+    let unnamed = "how does content negotiation choose a representation";
+    assert!(!lifted(HeadingScope::All, unnamed).is_empty(), "every document's headings can be named");
+    assert!(lifted(HeadingScope::Named, unnamed).is_empty(), "the query names no document");
+    let named = "In HTTP Semantics, how does content negotiation choose a representation";
+    let hits = lifted(HeadingScope::Named, named);
+    assert!(!hits.is_empty(), "the query names RFC 9110");
+    for h in hits {
+        assert!(h.legs.contains_key(&Leg::Document), "{} is lifted and not named", h.doc_title);
+    }
 }
 
 #[test]
