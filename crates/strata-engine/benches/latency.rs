@@ -191,7 +191,7 @@ fn main() -> Result<()> {
                     &strata_embed::cache::NoCache,
                     &r.document,
                 )? {
-                    all.extend_from_slice(&sv.vectors.values);
+                    all.extend_from_slice(&sv.vectors.vectors.values);
                 }
             }
             let bytes: Vec<u8> = all.iter().flat_map(|v| v.to_le_bytes()).collect();

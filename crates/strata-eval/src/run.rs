@@ -107,7 +107,8 @@ impl Strategy {
                 "heading_span" => c.heading_span = number()?,
                 "capped_span" => c.capped_span = number()?,
                 "heading_scope" => {
-                    c.heading_scope = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
+                    c.heading_scope =
+                        strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
                 }
                 "fusion" => {
                     c.fusion = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?

@@ -396,7 +396,8 @@ impl<'s> Searcher<'s> {
             for doc in fused.iter().take(LEG_DEPTH).map(|f| f.chunk.doc()).filter(|d| seen.insert(*d)) {
                 let doc = DocId(doc.to_string());
                 let headings = self.catalog.headings.of(self.store, &doc)?;
-                naming += usize::from(headings.is_some_and(|h| h.names_any(&query, self.config.heading_span)));
+                naming +=
+                    usize::from(headings.is_some_and(|h| h.names_any(&query, self.config.heading_span)));
                 if naming > 1 {
                     break;
                 }
