@@ -15,6 +15,10 @@
 # VECTOR_CACHE=off embeds everything): a second run after a ranking-only change embeds
 # nothing. MODEL=NAME embeds with that model (`--model`, e.g. all-MiniLM-L6-v2-static).
 # Compare two runs with scripts/bench/compare-metrics.py OUT1/SET/report.json OUT2/SET/report.json.
+# For comparisons, set STRATA_DENSE_ANN_THRESHOLD=10000000: dense search is then exact on
+# every set, and two runs of one binary give the same numbers (the HNSW graph of
+# financebench-dev and cuad, built on several threads, is not the same graph twice and moved
+# financebench-dev's dense row by .02 between two runs; bench/results/eval/suite/README.md).
 set -u
 BIN=$1; OUT=$2; shift 2
 SETS=${*:-anthropic chroma finance cuad qasper}

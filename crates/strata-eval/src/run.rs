@@ -30,7 +30,8 @@ pub struct Strategy {
     pub rerank: bool,
     /// Search settings this strategy changes (`hybrid@dense=2@fusion=weighted`), as
     /// `(key, value)`: a leg's weight (`keyword`, `exact`, `dense`, `headings`, `sections`,
-    /// `documents`), `fusion`, `rrf_k`, `document_k` or `per_section` (`chunks_per_section`);
+    /// `documents`), `fusion`, `rrf_k`, `document_k`, `per_section` (`chunks_per_section`),
+    /// `capped_span`, `heading_span`, `heading_scope`, `title_phrases` or `drop_names`;
     /// `highlights=dense|lexical` also highlights each hit's sentences and judges them
     /// against span gold (`highlight_p@1`, `highlight_p@3`), with `highlight_sentences`
     /// (`dense_highlight_sentences`) bounding the sentences embedded per search.
