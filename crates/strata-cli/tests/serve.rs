@@ -5,9 +5,6 @@
 
 mod common;
 
-use std::io::BufRead;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ReadResourceRequestParams, ResourceContents};
@@ -142,60 +139,6 @@ async fn mcp_over_stdio_answers_every_tool_on_a_corpus_document() {
     client.cancel().await.unwrap();
 }
 
-/// `strata serve` on an ephemeral port, its stderr kept.
-struct Served {
-    child: Child,
-    addr: String,
-    stderr: Arc<Mutex<String>>,
-}
-
-fn serve(index: &std::path::Path, env: &[(&str, &str)]) -> Served {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-    cmd.arg("--index").arg(index).args(["serve", "--addr", "127.0.0.1:0"]);
-    cmd.env_remove("STRATA_INDEX").env_remove("STRATA_CONFIG").env("STRATA_API_KEYS", KEY);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().expect("starting strata serve");
-    let stderr = Arc::new(Mutex::new(String::new()));
-    let (tx, rx) = std::sync::mpsc::channel();
-    let reader = std::io::BufReader::new(child.stderr.take().unwrap());
-    let log = stderr.clone();
-    std::thread::spawn(move || {
-        for line in reader.lines().map_while(Result::ok) {
-            if let Some(addr) = line.strip_prefix("listening on http://") {
-                let _ = tx.send(addr.to_string());
-            }
-            let mut log = log.lock().unwrap();
-            log.push_str(&line);
-            log.push('\n');
-        }
-    });
-    let addr = rx.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|_| {
-        panic!("strata serve did not start: {}", stderr.lock().unwrap());
-    });
-    Served { child, addr, stderr }
-}
-
-impl Served {
-    /// SIGTERM, then the exit status and everything it logged.
-    fn stop(mut self) -> (std::process::ExitStatus, String) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(started.elapsed() < Duration::from_secs(30), "strata serve did not stop on SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        std::thread::sleep(Duration::from_millis(100));
-        let log = self.stderr.lock().unwrap().clone();
-        (status, log)
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_answers_mcp_over_http_and_search_with_the_model_and_never_logs_the_key() {
     if !common::model_ready() {
@@ -205,8 +148,8 @@ async fn serve_answers_mcp_over_http_and_search_with_the_model_and_never_logs_th
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
     // Ingested through the API, with the embedding model: the dense leg is on.
-    let served = serve(&index, &[("STRATA_DENSE_ENABLED", "true")]);
-    let base = format!("http://{}", served.addr);
+    let served = common::served::serve(&index, &[], KEY, &[("STRATA_DENSE_ENABLED", "true")]);
+    let base = served.base();
     let http = reqwest::Client::new();
     let bytes = std::fs::read(corpus.join(TITLE13)).unwrap();
     let accepted: Value = http
@@ -262,7 +205,7 @@ async fn serve_answers_mcp_over_http_and_search_with_the_model_and_never_logs_th
     exercise(&client).await;
     client.cancel().await.unwrap();
 
-    let (status, log) = served.stop();
+    let (status, _, log) = served.stop();
     assert!(status.success(), "strata serve exited with {status}: {log}");
     assert!(log.contains("finished processing request"), "request logs: {log}");
     assert!(log.contains("path=/v1/search"), "{log}");

@@ -13,6 +13,10 @@ pub enum Error {
     /// and how to list what is.
     #[error("{0}")]
     NotFound(String),
+    /// What is on disk now conflicts with what was asked: a document's source file was
+    /// replaced by a symlink, a FIFO or a device. The message says what is there instead.
+    #[error("{0}")]
+    Conflict(String),
     /// A file could not be read as a document.
     #[error("{path}: {reason}")]
     Read {
@@ -73,6 +77,11 @@ impl Error {
     /// A not-found error.
     pub fn not_found(msg: impl Into<String>) -> Error {
         Error::NotFound(msg.into())
+    }
+
+    /// A conflict with what is on disk.
+    pub fn conflict(msg: impl Into<String>) -> Error {
+        Error::Conflict(msg.into())
     }
 
     /// An I/O error with context.

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -18,6 +19,7 @@ use strata_core::{Config, DocId, Result, ResultExt};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
 use strata_index::StoreRead;
+use strata_ingest::open::Roots;
 use strata_ingest::pipeline::Pipeline;
 use strata_ingest::tokenize::Tokenizer;
 use strata_search::{navigate, Catalog, SearchResponse, Searcher};
@@ -56,6 +58,12 @@ pub struct IngestOptions {
     pub metadata: BTreeMap<String, String>,
     /// Told how the ingest advances (files done, files in all, what it is doing).
     pub observer: Option<Observer>,
+    /// Read only files whose real path lies under these folders (a server's path jobs):
+    /// each input is then one file, checked where it is opened, and no folder is expanded.
+    pub within: Option<Arc<Roots>>,
+    /// Set, the ingest takes no further file: what was read is written and committed, and
+    /// the files not started are reported failed (a server shutting down).
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// One commit of the index, as readers see it.
@@ -263,6 +271,8 @@ impl Engine {
             force: options.force,
             progress: options.progress,
             observer: options.observer.as_ref(),
+            within: options.within.clone(),
+            stop: options.stop.as_deref(),
         };
         ingest::run_reporting(&config, &self.location, inputs, &report, self.embedder.as_deref(), &|| {
             self.reload_logged()

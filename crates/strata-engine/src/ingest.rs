@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
@@ -31,6 +31,7 @@ use strata_core::{Config, DocId, Error, Format, Result, ResultExt};
 use strata_embed::Embedder;
 use strata_index::{Manifest, StoreRead, StoreWrite};
 use strata_ingest::context::{self, ContextCache};
+pub use strata_ingest::open::Roots;
 use strata_ingest::pipeline::{Ingested, Pipeline};
 use strata_providers::choose::Chosen;
 
@@ -194,7 +195,7 @@ pub fn run(
     embedder: Option<&dyn Embedder>,
     on_commit: &dyn Fn(),
 ) -> Result<Summary> {
-    let report = Report { force, progress, observer: None };
+    let report = Report { force, progress, ..Report::default() };
     run_reporting(config, location, inputs, &report, embedder, on_commit)
 }
 
@@ -207,6 +208,11 @@ pub struct Report<'a> {
     pub progress: bool,
     /// Told each step of the progress as well.
     pub observer: Option<&'a Observer>,
+    /// Only files whose real path lies under these folders, each input one file
+    /// ([`crate::IngestOptions::within`]).
+    pub within: Option<Arc<Roots>>,
+    /// Set, no further file is taken ([`crate::IngestOptions::stop`]).
+    pub stop: Option<&'a AtomicBool>,
 }
 
 /// [`run`], reporting as `report` says.
@@ -228,10 +234,19 @@ pub fn run_reporting(
         true => pipeline.with_ocr_cache(ocr_cache.clone()),
         false => pipeline,
     };
+    let pipeline = match &report.within {
+        Some(roots) => pipeline.with_roots(roots.clone()),
+        None => pipeline,
+    };
     let stored = store.documents()?;
     let known: HashMap<DocId, String> =
         stored.iter().map(|d| (d.id.clone(), d.content_hash.clone())).collect();
-    let (files, outcomes) = collect(inputs);
+    // Confined to roots, each input is a file its caller admitted: a folder or a pattern in
+    // its place now is not expanded, and the open refuses it.
+    let (files, outcomes) = match report.within {
+        Some(_) => (inputs.iter().map(PathBuf::from).collect(), Vec::new()),
+        None => collect(inputs),
+    };
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(1, 8);
     // A language model's calls wait on the network: more documents in flight keep the
     // shared limiter's slots busy (small documents have few chunks to fan out).
@@ -265,7 +280,15 @@ pub fn run_reporting(
     };
     let (tx, rx) = mpsc::sync_channel::<Work>(workers * 2);
     let next = AtomicUsize::new(0);
-    let work = Workers { files: &files, next: &next, pipeline: &pipeline, known: &known, force, step };
+    let work = Workers {
+        files: &files,
+        next: &next,
+        pipeline: &pipeline,
+        known: &known,
+        force,
+        step,
+        stop: report.stop,
+    };
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
             let tx = tx.clone();
@@ -275,6 +298,13 @@ pub fn run_reporting(
         drop(tx);
         rx.into_iter().try_for_each(|work| writer.take(work))
     })?;
+    for path in files.get(next.load(Ordering::Relaxed)..).unwrap_or_default() {
+        writer.fail(
+            path,
+            "not read: the ingest was stopped before this file (the server shut down); ingest it again"
+                .into(),
+        );
+    }
     let mut summary = writer.finish()?;
     summary.ocr = ocr_cache.tally();
     if let Some(llm) = chosen.llm() {
@@ -344,12 +374,17 @@ struct Workers<'a> {
     known: &'a HashMap<DocId, String>,
     force: bool,
     step: RecordStep<'a>,
+    stop: Option<&'a AtomicBool>,
 }
 
 impl Workers<'_> {
     /// Processes files until there are none left or the writer is gone.
     fn run(&self, reader: Option<&dyn StoreRead>, tx: mpsc::SyncSender<Work>) {
         loop {
+            // Checked before a file is taken: every file below `next` was taken.
+            if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                break;
+            }
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             let Some(path) = self.files.get(i) else { break };
             if tx.send(self.process(path, reader)).is_err() {

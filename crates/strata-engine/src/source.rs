@@ -8,9 +8,11 @@
 //! caller streams the same handle (a file replaced by rename meanwhile is not seen) and checks
 //! the hash again as it sends ([`SourceFile::expected`]), for a file rewritten in place.
 
-use std::io::{Seek, SeekFrom};
+use std::io::{Read, Seek};
+use std::path::Path;
 
-use strata_core::{DocId, Error, Format, Result};
+use strata_core::{DocId, Error, Format, Result, Source};
+use strata_ingest::open::{self, OpenError};
 use strata_search::navigate;
 
 use crate::Engine;
@@ -24,7 +26,7 @@ pub struct SourceFile {
     pub format: Format,
     /// The blake3 of the bytes indexed, hex: what the file still hashes to, and its ETag.
     pub expected: String,
-    /// Bytes.
+    /// Bytes, as recorded at ingest: a reader sends no more than this.
     pub len: u64,
     /// The file, at offset 0.
     pub file: std::fs::File,
@@ -33,6 +35,11 @@ pub struct SourceFile {
 impl Engine {
     /// The source file of document `doc` (id or part of its path), opened, when it still
     /// holds the bytes that were indexed.
+    ///
+    /// The file is opened once ([`open::open`]: never blocking, regular files only) and
+    /// checked as opened: its real path must be the path recorded at ingest (a symlink put
+    /// in its place is refused, whatever it points to) and its size the size recorded, so
+    /// that hashing it reads at most that many bytes, even from a device.
     pub fn source(&self, doc: &str) -> Result<SourceFile> {
         let snapshot = self.snapshot();
         let id = navigate::resolve_doc(snapshot.store(), doc)?;
@@ -42,23 +49,43 @@ impl Engine {
             .ok_or_else(|| Error::not_found(format!("document {id} was removed")))?;
         let source = stored.document.source;
         let path = &source.path;
-        let read_error = |e: std::io::Error| Error::io(format!("reading the source of {id}, {path}"), e);
-        let mut file = match std::fs::File::open(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let mut opened = match open::open(Path::new(path)) {
+            Ok(opened) => opened,
+            Err(OpenError::Missing) => {
                 return Err(Error::not_found(format!("the source of {id}, {path}, is no longer on disk")));
             }
-            Err(e) => return Err(read_error(e)),
+            Err(e @ (OpenError::NotRegular(_) | OpenError::Replaced)) => {
+                return Err(Error::conflict(format!("the source of {id}, {path}: {e}; nothing is served")));
+            }
+            Err(e) => return Err(Error::read(path, e.to_string())),
         };
-        let mut hasher = blake3::Hasher::new();
-        hasher.update_reader(&mut file).map_err(read_error)?;
-        if hasher.finalize().to_hex().as_str() != source.content_hash {
-            return Err(Error::not_found(format!(
-                "the source of {id}, {path}, changed since it was indexed; ingest it again"
+        if Source::path_of(&opened.real) != *path {
+            return Err(Error::conflict(format!(
+                "the source of {id}, {path}, is now a link to another file; nothing is served \
+                 (ingest the file itself again to serve it)"
             )));
         }
-        let len =
-            file.seek(SeekFrom::End(0)).and_then(|len| file.rewind().map(|()| len)).map_err(read_error)?;
-        Ok(SourceFile { id, format: source.format, expected: source.content_hash, len, file })
+        let changed = || {
+            Error::not_found(format!(
+                "the source of {id}, {path}, changed since it was indexed; ingest it again"
+            ))
+        };
+        if opened.meta.len() != source.size {
+            return Err(changed());
+        }
+        let read_error = |e: std::io::Error| Error::io(format!("reading the source of {id}, {path}"), e);
+        let mut hasher = blake3::Hasher::new();
+        hasher.update_reader((&mut opened.file).take(source.size)).map_err(read_error)?;
+        if hasher.finalize().to_hex().as_str() != source.content_hash {
+            return Err(changed());
+        }
+        opened.file.rewind().map_err(read_error)?;
+        Ok(SourceFile {
+            id,
+            format: source.format,
+            expected: source.content_hash,
+            len: source.size,
+            file: opened.file,
+        })
     }
 }

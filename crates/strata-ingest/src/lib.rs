@@ -18,6 +18,7 @@ pub mod context;
 pub mod enrich;
 pub mod identity;
 pub mod metadata;
+pub mod open;
 pub mod pipeline;
 pub mod read;
 pub mod sentence;

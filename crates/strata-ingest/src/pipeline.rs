@@ -13,6 +13,7 @@ use strata_core::{
 use crate::chunk::Chunker;
 use crate::enrich::{enrich, Enrichment};
 use crate::identity::{identify, title_is_placeholder};
+use crate::open::{self, Roots};
 use crate::read::pdf::ocr::{OcrOptions, PageCache};
 use crate::read::{reader_with, ReadError};
 use crate::tokenize::{self, Tokenizer};
@@ -29,6 +30,7 @@ pub struct Pipeline {
     metadata: BTreeMap<String, String>,
     ocr: OcrOptions,
     ocr_cache: Option<Arc<dyn PageCache>>,
+    roots: Option<Arc<Roots>>,
 }
 
 impl Pipeline {
@@ -47,6 +49,7 @@ impl Pipeline {
             metadata: config.ingest.metadata.clone(),
             ocr: OcrOptions::from_config(&config.ingest),
             ocr_cache: None,
+            roots: None,
         }
     }
 
@@ -54,6 +57,13 @@ impl Pipeline {
     /// them there when not.
     pub fn with_ocr_cache(mut self, cache: Arc<dyn PageCache>) -> Pipeline {
         self.ocr_cache = Some(cache);
+        self
+    }
+
+    /// This pipeline, reading only files whose real path lies under `roots` (a server's path
+    /// ingest: the check is on the file opened, not on the name the job was given).
+    pub fn with_roots(mut self, roots: Arc<Roots>) -> Pipeline {
+        self.roots = Some(roots);
         self
     }
 
@@ -81,32 +91,43 @@ impl Pipeline {
     }
 
     /// Loads a file's bytes and describes its source (content hash included), without
-    /// parsing, so that an unchanged file can be skipped cheaply. Only regular files are
-    /// read (a device or FIFO is refused before it is opened), and never more than the size
-    /// limit, even from a file that grows while it is read.
+    /// parsing, so that an unchanged file can be skipped cheaply. The file is opened once
+    /// ([`open::open`]): only a regular file is read (a device or FIFO is refused without
+    /// blocking), its source path is the real path of the file opened, which must lie under
+    /// the roots when the pipeline has them, and never more than the size limit is read,
+    /// even from a file that grows while it is read.
     pub fn load(&self, path: &Path) -> Result<(Source, Vec<u8>)> {
         let format = Self::format_of(path)?;
-        let meta = regular_file(path)?;
-        if meta.len() > self.max_file_bytes {
+        let opened = open::open(path).map_err(|e| Error::read(path, e.to_string()))?;
+        if let Some(roots) = self.roots.as_ref().filter(|r| !r.contains(&opened.real)) {
             return Err(Error::read(
                 path,
-                ReadError::TooLarge { size: meta.len(), limit: self.max_file_bytes }.to_string(),
+                format!(
+                    "it resolves to a file outside the ingest roots ({}), a symlink put in its place; nothing was read",
+                    roots.describe()
+                ),
             ));
         }
-        let file = std::fs::File::open(path).map_err(|e| Error::read(path, format!("cannot open: {e}")))?;
-        let bytes = read_bounded(file, self.max_file_bytes)
+        let size = opened.meta.len();
+        if size > self.max_file_bytes {
+            return Err(Error::read(
+                path,
+                ReadError::TooLarge { size, limit: self.max_file_bytes }.to_string(),
+            ));
+        }
+        let bytes = read_bounded(opened.file, self.max_file_bytes)
             .map_err(|e| Error::read(path, format!("cannot read: {e}")))?
             .ok_or_else(|| {
                 Error::read(path, ReadError::GrewTooLarge { limit: self.max_file_bytes }.to_string())
             })?;
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let mtime = meta
+        let mtime = opened
+            .meta
             .modified()
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_secs() as i64);
         let source = Source {
-            path: Source::path_of(&canonical),
+            path: Source::path_of(&opened.real),
             format,
             content_hash: blake3::hash(&bytes).to_hex().to_string(),
             size: bytes.len() as u64,
@@ -234,37 +255,6 @@ impl Pipeline {
     }
 }
 
-/// The metadata of `path` (symlinks followed) when it is a regular file. Checked before the
-/// file is opened: opening a FIFO blocks until a writer comes, and a device never ends.
-fn regular_file(path: &Path) -> Result<std::fs::Metadata> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::read(path, format!("cannot stat: {e}")))?;
-    if meta.is_file() {
-        Ok(meta)
-    } else {
-        Err(Error::read(path, ReadError::NotRegular(kind_of(&meta.file_type())).to_string()))
-    }
-}
-
-/// What a file that is not a regular one is, in words.
-fn kind_of(kind: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a FIFO (named pipe)";
-        } else if kind.is_char_device() || kind.is_block_device() {
-            return "a device";
-        } else if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    if kind.is_dir() {
-        "a folder"
-    } else {
-        "neither a file nor a folder"
-    }
-}
-
 /// Reads `source` to its end if it holds at most `limit` bytes; `None` as soon as more
 /// arrive, so no source can make strata read more than `limit + 1` bytes.
 fn read_bounded(source: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
@@ -316,6 +306,26 @@ mod tests {
         assert!(made.success(), "mkfifo failed");
         let err = load_within(&fifo, 10).unwrap_err().to_string();
         assert!(err.contains("pipe.txt") && err.contains("FIFO"), "{err}");
+    }
+
+    /// Issue 51: a server checked a path job's files when it accepted the job and opened
+    /// them later without the check, so a symlink swapped in meanwhile had `/etc/passwd`
+    /// indexed. With roots, the file opened is checked, whatever its name.
+    #[cfg(unix)]
+    #[test]
+    fn regression_a_symlink_out_of_the_roots_is_refused_where_the_file_is_opened() {
+        let (root, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::write(outside.path().join("secret.md"), "# Secret\n\nkeep out\n").unwrap();
+        std::fs::write(root.path().join("inner.md"), "# Inner\n\nfine\n").unwrap();
+        let innocent = root.path().join("innocent.md");
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), &innocent).unwrap();
+        let roots = Arc::new(Roots::new(&[root.path().to_path_buf()]).unwrap());
+        let pipeline = Pipeline::new(&Config::default()).unwrap().with_roots(roots);
+        let err = pipeline.load(&innocent).unwrap_err().to_string();
+        assert!(err.contains("innocent.md") && err.contains("outside the ingest roots"), "{err}");
+        assert!(!err.contains("secret"), "the message names no file outside the roots: {err}");
+        let (source, _) = pipeline.load(&root.path().join("inner.md")).unwrap();
+        assert!(source.path.ends_with("inner.md"), "{}", source.path);
     }
 
     #[test]

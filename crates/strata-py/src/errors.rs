@@ -11,7 +11,7 @@ fn class_name(e: &Error) -> &'static str {
     match e.root() {
         Error::User(_) => "UserError",
         Error::NotFound(_) => "NotFound",
-        Error::Read { .. } => "ReadError",
+        Error::Read { .. } | Error::Conflict(_) => "ReadError",
         Error::Io { .. } => "StrataIOError",
         Error::Index { .. } => "IndexUnusable",
         Error::Remote { .. } => "RemoteError",

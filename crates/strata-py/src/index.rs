@@ -141,7 +141,8 @@ impl NativeIndex {
                 })
             }))
         });
-        let options = IngestOptions { force, progress, context, metadata: meta, observer };
+        let options =
+            IngestOptions { force, progress, context, metadata: meta, observer, ..IngestOptions::default() };
         self.answer(py, move |engine| engine.ingest_with(&paths, &options))
     }
 

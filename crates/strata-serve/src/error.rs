@@ -17,7 +17,7 @@ pub struct ErrorBody {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorDetail {
     /// A stable code: `bad_request`, `unauthorized`, `not_found`, `forbidden`,
-    /// `too_many_jobs`, `busy`, `payload_too_large`, `unsupported_media_type`,
+    /// `too_many_jobs`, `busy`, `conflict`, `payload_too_large`, `unsupported_media_type`,
     /// `unprocessable_entity`, `unreadable`,
     /// `upstream`, `internal`.
     pub code: &'static str,
@@ -62,6 +62,7 @@ impl From<strata_core::Error> for ApiError {
         let (status, code) = match e.root() {
             E::User(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             E::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            E::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             E::Read { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "unreadable"),
             E::Remote { .. } => (StatusCode::BAD_GATEWAY, "upstream"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),

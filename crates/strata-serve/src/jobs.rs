@@ -7,13 +7,14 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::http::StatusCode;
 use serde::Serialize;
-use strata_engine::ingest::Summary;
-use strata_engine::Engine;
+use strata_engine::ingest::{Roots, Summary};
+use strata_engine::{Engine, IngestOptions};
 
 use crate::error::ApiError;
 
@@ -61,6 +62,8 @@ pub struct Jobs {
     table: Mutex<Table>,
     max_active: usize,
     keep: usize,
+    /// Set at shutdown: the running ingest takes no further file, and queued jobs none.
+    stop: Arc<AtomicBool>,
 }
 
 struct Table {
@@ -92,7 +95,12 @@ fn now() -> u64 {
 
 impl Jobs {
     pub fn new(max_active: usize, keep: usize) -> Jobs {
-        Jobs { table: Mutex::new(Table { next: 1, jobs: VecDeque::new() }), max_active, keep }
+        Jobs {
+            table: Mutex::new(Table { next: 1, jobs: VecDeque::new() }),
+            max_active,
+            keep,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
     }
 
     fn table(&self) -> std::sync::MutexGuard<'_, Table> {
@@ -102,6 +110,12 @@ impl Jobs {
     /// Jobs queued or running.
     pub fn active(&self) -> usize {
         active(&self.table())
+    }
+
+    /// Asks the running ingest to stop after the file it is on, and the queued jobs not to
+    /// start: what was read is committed, the rest is reported not read (a shutdown).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 
     /// Refuses with 429 when no job can be accepted now (checked before an upload is
@@ -126,14 +140,15 @@ impl Jobs {
         }
     }
 
-    /// Queues an ingest of `inputs` and starts it on the blocking pool. `upload` is the
-    /// staged file of an upload (its only input), deleted if the job is refused or the file
-    /// is not ingested.
+    /// Queues an ingest of `inputs` and starts it on the blocking pool. Each input is one
+    /// file, read only if the file opened lies under `within`. `upload` is the staged file of
+    /// an upload (its only input), deleted if the job is refused or the file is not ingested.
     pub fn submit(
         self: &Arc<Self>,
         engine: Arc<Engine>,
         inputs: Vec<String>,
         force: bool,
+        within: Arc<Roots>,
         upload: Option<PathBuf>,
     ) -> Result<Job, ApiError> {
         let job = {
@@ -166,7 +181,13 @@ impl Jobs {
         tokio::task::spawn_blocking(move || {
             jobs.update(&id, |j| j.state = JobState::Running);
             tracing::info!(job = %id, inputs = ?inputs, "ingest started");
-            let outcome = ingest(&engine, &inputs, force, upload.as_deref());
+            let options = IngestOptions {
+                force,
+                within: Some(within),
+                stop: Some(jobs.stop.clone()),
+                ..IngestOptions::default()
+            };
+            let outcome = ingest(&engine, &inputs, &options, upload.as_deref());
             jobs.update(&id, |j| {
                 j.finished = Some(now());
                 match outcome {
@@ -196,13 +217,14 @@ impl Jobs {
 fn ingest(
     engine: &Engine,
     inputs: &[String],
-    force: bool,
+    options: &IngestOptions,
     upload: Option<&Path>,
 ) -> strata_core::Result<Summary> {
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.ingest(inputs, force)))
-        .unwrap_or_else(|_| {
-            Err(strata_core::Error::Internal("the ingest panicked; see the server log".into()))
-        });
+    let outcome =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.ingest_with(inputs, options)))
+            .unwrap_or_else(|_| {
+                Err(strata_core::Error::Internal("the ingest panicked; see the server log".into()))
+            });
     let indexed = matches!(&outcome, Ok(s) if s.ingested + s.unchanged > 0);
     if let Some(upload) = upload.filter(|_| !indexed) {
         discard(upload);

@@ -7,38 +7,41 @@
 //! outside the roots. Only regular files are admitted (a FIFO would block the writer), and
 //! they are handed on resolved. Relative paths are taken from the first root. Patterns are
 //! not expanded: `Contract [final].pdf` is a file name.
+//!
+//! Admission answers the client at once; it is not what keeps other files out. The job
+//! opens each file later, and the ingest checks the file it opened against the same roots
+//! ([`Roots::confine`]), so a symlink swapped in between is refused there.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::ApiError;
 
 /// The folders path ingest may read from, canonicalized at start.
-pub struct Roots(Vec<PathBuf>);
+pub struct Roots(Arc<strata_engine::ingest::Roots>);
 
 impl Roots {
     /// Canonicalizes `roots`; a root that does not exist is a startup error.
     pub fn new(roots: &[PathBuf]) -> strata_core::Result<Roots> {
-        let mut out = Vec::new();
-        for root in roots {
-            let canonical = std::fs::canonicalize(root).map_err(|e| {
-                strata_core::Error::user(format!(
-                    "[serve] roots: {} cannot be used as an ingest root: {e}",
-                    root.display()
-                ))
-            })?;
-            out.push(canonical);
-        }
-        Ok(Roots(out))
+        let roots = strata_engine::ingest::Roots::new(roots).map_err(|(root, e)| {
+            strata_core::Error::user(format!(
+                "[serve] roots: {} cannot be used as an ingest root: {e}",
+                root.display()
+            ))
+        })?;
+        Ok(Roots(Arc::new(roots)))
     }
 
-    fn contains(&self, canonical: &Path) -> bool {
-        self.0.iter().any(|root| canonical.starts_with(root))
+    /// The roots, for the ingest that reads the files admitted: it checks again, on each
+    /// file it opens, that the file lies under them.
+    pub fn confine(&self) -> Arc<strata_engine::ingest::Roots> {
+        self.0.clone()
     }
 
     /// The files `input` names, each checked to lie under a root; the error says which
     /// path was refused and why.
     pub fn admit(&self, input: &str) -> Result<Vec<PathBuf>, ApiError> {
-        let Some(first) = self.0.first() else {
+        let Some(first) = self.0.list().first() else {
             return Err(ApiError::forbidden(
                 "path ingest is off on this server: set [serve] roots to the folders it may read, or upload the file",
             ));
@@ -52,13 +55,13 @@ impl Roots {
                 "{input:?}: paths with `..` are refused; give a path under a root"
             )));
         }
-        if path.is_absolute() && !self.0.iter().any(|root| path.starts_with(root)) {
+        if path.is_absolute() && !self.0.list().iter().any(|root| path.starts_with(root)) {
             return Err(self.escapes(input));
         }
         let joined = if path.is_absolute() { path.to_path_buf() } else { first.join(path) };
         let canonical = std::fs::canonicalize(&joined)
             .map_err(|_| ApiError::not_found(format!("{input:?}: no such file or folder under the roots")))?;
-        if !self.contains(&canonical) {
+        if !self.0.contains(&canonical) {
             return Err(self.escapes(input));
         }
         let text = canonical.to_string_lossy().into_owned();
@@ -70,7 +73,7 @@ impl Roots {
         for file in &files {
             let resolved = std::fs::canonicalize(file)
                 .map_err(|e| ApiError::bad_request(format!("{}: {e}", file.display())))?;
-            if !self.contains(&resolved) {
+            if !self.0.contains(&resolved) {
                 return Err(self.escapes(&file.display().to_string()));
             }
             if !std::fs::metadata(&resolved).is_ok_and(|m| m.is_file()) {
@@ -89,7 +92,7 @@ impl Roots {
     fn escapes(&self, input: &str) -> ApiError {
         ApiError::forbidden(format!(
             "{input:?} is outside the ingest roots (symlinks are resolved); allowed: {}",
-            self.0.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+            self.0.describe()
         ))
     }
 }

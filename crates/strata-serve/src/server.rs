@@ -2,7 +2,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -53,8 +53,9 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 }
 
 /// Serves the HTTP API (and `/mcp` when `listen.mcp`) on `listener` until `shutdown` is
-/// cancelled, then stops taking connections and finishes the requests in flight. Ingest
-/// jobs already accepted run to their end before the runtime lets the process go.
+/// cancelled, then stops taking connections and jobs, and gives the requests in flight and
+/// the running ingest job (which finishes the file it is on and commits) `[serve]
+/// shutdown_grace_secs` to end; it returns then, whatever is left.
 pub async fn serve(
     mut state: AppState,
     listener: tokio::net::TcpListener,
@@ -63,6 +64,7 @@ pub async fn serve(
 ) -> Result<()> {
     let keys = state.engine.config().serve.api_keys.len();
     let header_timeout = Duration::from_secs(state.engine.config().serve.header_timeout_secs);
+    let grace = Duration::from_secs(state.engine.config().serve.shutdown_grace_secs);
     listen.check(keys)?;
     let local = listener.local_addr().map_err(|e| Error::io("reading the bound address", e))?;
     state.loopback = local.ip().is_loopback();
@@ -79,16 +81,31 @@ pub async fn serve(
     watch_commits(state.engine.clone(), shutdown.clone());
     let app = router(state, mcp);
     tracing::info!(addr = %local, keys, "serving");
-    serve_connections(listener, app, header_timeout, shutdown).await;
-    let active = jobs.active();
-    if active > 0 {
-        tracing::info!("waiting for {active} ingest jobs to finish");
+    let open = serve_connections(listener, app, header_timeout, shutdown).await;
+    // Jobs are told at once: the running one ends its file while the requests finish.
+    jobs.stop();
+    let deadline = Instant::now() + grace;
+    if tokio::time::timeout(grace, open.shutdown()).await.is_err() {
+        tracing::warn!(
+            "connections still open after [serve] shutdown_grace_secs = {}; closing them",
+            grace.as_secs()
+        );
+    }
+    while jobs.active() > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if jobs.active() > 0 {
+        tracing::warn!(
+            "an ingest job still runs after [serve] shutdown_grace_secs = {}; exiting without it \
+             (the index keeps its last commit)",
+            grace.as_secs()
+        );
     }
     Ok(())
 }
 
-/// Accepts connections until `shutdown`, then lets each open one finish the request in
-/// flight. Each is served by hyper's HTTP/1 with a timer, so a client must send a request's
+/// Accepts connections until `shutdown`, and returns the connections still open, told to
+/// close once their request in flight is answered. Each is served by hyper's HTTP/1 with a timer, so a client must send a request's
 /// line and headers within `header_timeout` or be disconnected: `axum::serve` sets no timer,
 /// and a client sending one header line every few seconds held its connection forever,
 /// before any API key was checked.
@@ -97,7 +114,7 @@ async fn serve_connections(
     app: Router,
     header_timeout: Duration,
     shutdown: CancellationToken,
-) {
+) -> GracefulShutdown {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(header_timeout);
     let graceful = GracefulShutdown::new();
@@ -121,7 +138,7 @@ async fn serve_connections(
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    graceful
 }
 
 /// Waits out an error of `accept`: a connection reset before it was accepted is the
@@ -188,10 +205,11 @@ pub fn cancel_on_signal(token: CancellationToken) {
 }
 
 /// `strata serve`: binds `listen.addr`, says where on stderr (`listening on http://…`, which
-/// scripts read when the port is 0), and serves until Ctrl-C or SIGTERM.
+/// scripts read when the port is 0), and serves until Ctrl-C or SIGTERM; it then returns
+/// within `[serve] shutdown_grace_secs` and a half second.
 pub fn run_http(state: AppState, listen: Listen) -> Result<()> {
     let runtime = runtime().map_err(|e| Error::io("starting the async runtime", e))?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen.addr).await.map_err(|e| {
             Error::io(
                 format!("listening on {} (is the port taken? pick another with --addr)", listen.addr),
@@ -206,7 +224,11 @@ pub fn run_http(state: AppState, listen: Listen) -> Result<()> {
         // the first browser asks (servers started by tests compress them only if fetched).
         crate::ui::warm();
         serve(state, listener, &listen, shutdown).await
-    })
+    });
+    // A request or job still running on the blocking pool past the grace is left behind:
+    // the process exits (the index keeps its last commit).
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    served
 }
 
 /// `strata mcp`: MCP over stdin/stdout until the client closes it.

@@ -806,14 +806,7 @@ async fn regression_delete_behind_a_long_ingest_is_refused_as_busy_not_timed_out
     }
     let r = server.post("/v1/documents").json(&json!({ "paths": names })).send().await.unwrap();
     let location = r.headers()["location"].to_str().unwrap().to_string();
-    loop {
-        let job: Value = server.get(&location).send().await.unwrap().json().await.unwrap();
-        match job["state"].as_str().unwrap() {
-            "running" => break,
-            "queued" => tokio::time::sleep(Duration::from_millis(10)).await,
-            _ => panic!("the ingest ended before the DELETE could be tried; make it longer: {job}"),
-        }
-    }
+    running(&server, &location).await;
     let started = Instant::now();
     let r = server.client.delete(server.url("/v1/documents/contract")).bearer_auth(KEY).send().await.unwrap();
     let (status, body): (StatusCode, Value) = (r.status(), r.json().await.unwrap());
@@ -827,5 +820,94 @@ async fn regression_delete_behind_a_long_ingest_is_refused_as_busy_not_timed_out
     assert!(docs.to_string().contains("contract.md"), "nothing was removed behind the answer: {docs}");
     let r = server.client.delete(server.url("/v1/documents/contract")).bearer_auth(KEY).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK, "once the writer is free the removal goes through");
+    server.stop().await;
+}
+
+/// Waits until the job at `location` has left the queue and holds the writer.
+async fn running(server: &Server, location: &str) {
+    loop {
+        let job: Value = server.get(location).send().await.unwrap().json().await.unwrap();
+        match job["state"].as_str().unwrap() {
+            "running" => return,
+            "queued" => tokio::time::sleep(Duration::from_millis(10)).await,
+            _ => panic!("the first ingest ended too soon for this test; make it longer: {job}"),
+        }
+    }
+}
+
+/// Issue 51, finding 1: a path job was checked when it was accepted and its file opened
+/// later without the check, so a symlink put in the file's place meanwhile had
+/// `/etc/passwd` indexed and served to a read key. The file opened is checked now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regression_symlink_race_on_a_path_job_indexes_nothing_outside_the_roots() {
+    let server = Server::start(|_| {}).await;
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "# Secret\n\nThe launch code is 0000.\n").unwrap();
+    let names: Vec<String> = (0..8).map(|i| format!("manual{i}.md")).collect();
+    for name in &names {
+        server.write(name, &manual(1500).replace("Operator Manual", name));
+    }
+    server.write("innocent.md", CONTRACT);
+    // A slow job holds the writer, so the next one waits, accepted, in the queue.
+    let r = server.post("/v1/documents").json(&json!({ "paths": names })).send().await.unwrap();
+    let slow = r.headers()["location"].to_str().unwrap().to_string();
+    running(&server, &slow).await;
+    let r = server.post("/v1/documents").json(&json!({ "paths": ["innocent.md"] })).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED, "innocent.md is under the root when the job is accepted");
+    let raced = r.headers()["location"].to_str().unwrap().to_string();
+    std::fs::remove_file(server.root.join("innocent.md")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), server.root.join("innocent.md")).unwrap();
+    let job: Value = server.get(&slow).send().await.unwrap().json().await.unwrap();
+    assert_eq!(job["state"], "running", "the swap must happen while the raced job waits: {job}");
+
+    assert_eq!(server.wait(&slow).await["state"], "done");
+    let job = server.wait(&raced).await;
+    assert_eq!(job["summary"]["failed"], 1, "{job}");
+    assert_eq!(job["summary"]["ingested"], 0, "{job}");
+    let message = job["summary"]["outcomes"][0]["messages"][0].as_str().unwrap();
+    assert!(message.contains("outside the ingest roots"), "{message}");
+    let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
+    assert!(!docs.to_string().contains("secret") && !docs.to_string().contains("innocent"), "{docs}");
+    let (_, body) = server.search(json!({ "query": "launch code", "mode": "keyword" })).await;
+    assert!(!body.to_string().contains("0000"), "{body}");
+    server.stop().await;
+}
+
+/// Issue 51, findings 2 and 3: the source endpoint opened and hashed whatever the recorded
+/// path held now, so `/dev/zero` kept a thread hashing for minutes and a FIFO left a thread
+/// blocked in `open()` for every request. A symlink, a FIFO or a device in the source's
+/// place is refused at once, with 409 and the reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regression_source_swapped_for_a_symlink_a_fifo_or_dev_zero_is_refused_at_once() {
+    let server = Server::start(|_| {}).await;
+    for name in ["linked.md", "piped.md", "zero.md", "kept.md"] {
+        server.write(name, &CONTRACT.replace("Master", name));
+    }
+    let job = server.ingest(&["linked.md", "piped.md", "zero.md", "kept.md"]).await;
+    assert_eq!(job["summary"]["ingested"], 4, "{job}");
+    let kept = server.get("/v1/documents/kept/source").send().await.unwrap();
+    assert_eq!(kept.status(), StatusCode::OK);
+    assert_eq!(kept.bytes().await.unwrap(), CONTRACT.replace("Master", "kept.md").as_bytes());
+
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("other.md"), "# Other\n").unwrap();
+    let swap = |name: &str| {
+        let path = server.root.join(name);
+        std::fs::remove_file(&path).unwrap();
+        path
+    };
+    std::os::unix::fs::symlink(outside.path().join("other.md"), swap("linked.md")).unwrap();
+    let fifo = swap("piped.md");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::os::unix::fs::symlink("/dev/zero", swap("zero.md")).unwrap();
+    for (doc, reason) in [("linked", "a link to another file"), ("piped", "FIFO"), ("zero", "a device")] {
+        let started = Instant::now();
+        let r = server.get(&format!("/v1/documents/{doc}/source")).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::CONFLICT, "{doc}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(error_code(&body), "conflict", "{body}");
+        assert!(body["error"]["message"].as_str().unwrap().contains(reason), "{doc}: {body}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{doc} took {:?}", started.elapsed());
+    }
     server.stop().await;
 }

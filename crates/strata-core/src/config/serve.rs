@@ -42,6 +42,10 @@ pub struct ServeConfig {
     pub max_ingest_jobs: usize,
     /// Finished ingest jobs whose status is kept. Default 100.
     pub keep_jobs: usize,
+    /// Seconds a shutdown (Ctrl-C, SIGTERM) waits for the requests in flight and for the
+    /// running ingest job to finish the file it is on; then the server exits whatever is
+    /// left. Default 10.
+    pub shutdown_grace_secs: u64,
 }
 
 impl Default for ServeConfig {
@@ -58,6 +62,7 @@ impl Default for ServeConfig {
             max_concurrent_searches: 0,
             max_ingest_jobs: 4,
             keep_jobs: 100,
+            shutdown_grace_secs: 10,
         }
     }
 }
@@ -77,6 +82,7 @@ impl std::fmt::Debug for ServeConfig {
             .field("max_concurrent_searches", &self.max_concurrent_searches)
             .field("max_ingest_jobs", &self.max_ingest_jobs)
             .field("keep_jobs", &self.keep_jobs)
+            .field("shutdown_grace_secs", &self.shutdown_grace_secs)
             .finish()
     }
 }
@@ -109,6 +115,13 @@ impl ServeConfig {
                 "header_timeout_secs",
                 "must be between 1 and 3600",
                 self.header_timeout_secs.to_string(),
+            );
+        }
+        if !(1..=600).contains(&self.shutdown_grace_secs) {
+            return bad(
+                "shutdown_grace_secs",
+                "must be between 1 and 600",
+                self.shutdown_grace_secs.to_string(),
             );
         }
         if !(1..=64).contains(&self.max_ingest_jobs) {

@@ -121,11 +121,6 @@ pub enum ReadError {
         /// The configured limit.
         limit: u64,
     },
-    /// A device, FIFO, socket or folder rather than a file.
-    #[error(
-        "it is {0}, not a regular file; strata reads only regular files, so copy what it holds into one"
-    )]
-    NotRegular(&'static str),
     /// The format parser refused the content.
     #[error("{0}")]
     Malformed(String),

@@ -40,6 +40,7 @@ _ERRORS = {
     "unsupported_media_type": UserError,
     "not_found": NotFound,
     "unreadable": ReadError,
+    "conflict": ReadError,
     "unauthorized": AccessDenied,
     "forbidden": AccessDenied,
     "upstream": RemoteError,

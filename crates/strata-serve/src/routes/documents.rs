@@ -2,6 +2,7 @@
 //! remove, and the status of ingest jobs.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -12,6 +13,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use strata_core::Format;
+use strata_engine::ingest::Roots;
 use strata_index::DocSummary;
 
 use crate::app::AppState;
@@ -113,14 +115,14 @@ pub async fn ingest(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
         .map(|t| t.trim().to_ascii_lowercase());
-    let (inputs, force, upload) = if content_type.as_deref() == Some("application/json") {
+    let (inputs, force, within, upload) = if content_type.as_deref() == Some("application/json") {
         let (inputs, force) = admit_paths(&state, &body).await?;
-        (inputs, force, None)
+        (inputs, force, state.roots.confine(), None)
     } else {
-        let upload = store_upload(&state, &params, content_type.as_deref(), body).await?;
-        (vec![upload.display().to_string()], params.force, Some(upload))
+        let (upload, within) = store_upload(&state, &params, content_type.as_deref(), body).await?;
+        (vec![upload.display().to_string()], params.force, within, Some(upload))
     };
-    let job = state.jobs.submit(state.engine.clone(), inputs, force, upload)?;
+    let job = state.jobs.submit(state.engine.clone(), inputs, force, within, upload)?;
     let location = format!("/v1/jobs/{}", job.id);
     Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json(Accepted { job })))
 }
@@ -145,13 +147,14 @@ async fn admit_paths(state: &AppState, body: &[u8]) -> Result<(Vec<String>, bool
     Ok((files.into_iter().map(|f| f.display().to_string()).collect(), request.force))
 }
 
-/// Writes an upload into the uploads folder and returns its path.
+/// Writes an upload into the uploads folder and returns its path, with the uploads folder as
+/// the one root its job may read from.
 async fn store_upload(
     state: &AppState,
     params: &UploadParams,
     content_type: Option<&str>,
     body: Bytes,
-) -> Result<PathBuf, ApiError> {
+) -> Result<(PathBuf, Arc<Roots>), ApiError> {
     let name = params.filename.as_deref().ok_or_else(|| {
         ApiError::bad_request(
             "an upload needs ?filename=NAME (its extension gives the format); to ingest paths, send \
@@ -185,7 +188,9 @@ async fn store_upload(
             .and_then(|mut tmp| write(&mut tmp).map(|()| tmp))
             .and_then(|tmp| tmp.persist(&path).map_err(|e| e.error))
             .map_err(|e| ApiError::internal(format!("writing {}: {e}", path.display())))?;
-        Ok(path)
+        let within = Roots::new(std::slice::from_ref(&dir))
+            .map_err(|(dir, e)| ApiError::internal(format!("{}: {e}", dir.display())))?;
+        Ok((path, Arc::new(within)))
     })
     .await
 }

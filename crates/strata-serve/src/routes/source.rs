@@ -2,9 +2,11 @@
 //! that shows the original beside the text strata read (the web page renders PDF pages from it).
 //!
 //! The engine serves the file only while its blake3 still matches the index, so nothing is
-//! given out that was not indexed. The file is streamed, not read into memory, and hashed
-//! again as it goes: a file rewritten in place while it is sent ends the response with an
-//! error instead of its last bytes. The bytes come from the user's own files, so the response
+//! given out that was not indexed; it opens the file once, without blocking, and refuses a
+//! symlink, FIFO, device or folder in its place (409). The file is streamed, not read into
+//! memory, no further than the size recorded at ingest, and hashed again as it goes: a file
+//! rewritten in place while it is sent ends the response with an error instead of its last
+//! bytes. A client that goes away drops the stream, and with it the file. The bytes come from the user's own files, so the response
 //! cannot act as a page of this origin: a `sandbox` Content-Security-Policy, `nosniff`, and
 //! every format but PDF sent as an attachment of type `application/octet-stream` (an HTML
 //! source shown inline would run its scripts with this origin's API key at hand).
@@ -18,7 +20,7 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use strata_core::Format;
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 use tokio_util::io::ReaderStream;
 
 use crate::app::AppState;
@@ -38,14 +40,16 @@ use crate::error::{blocking, ApiError, ErrorBody};
         )),
         (status = 401, description = "No valid API key", body = ErrorBody),
         (status = 404, description = "No such document, or its file is gone or changed since it was indexed", body = ErrorBody),
+        (status = 409, description = "The file was replaced by a symlink, a FIFO, a device or a folder", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
 pub async fn source(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let engine = state.engine.clone();
     let source = blocking(move || Ok(engine.source(&id)?)).await?;
+    // No more than the size recorded at ingest is read, whatever the file does meanwhile.
     let checked = Checked {
-        inner: tokio::fs::File::from_std(source.file),
+        inner: tokio::fs::File::from_std(source.file).take(source.len),
         hasher: blake3::Hasher::new(),
         expected: source.expected.clone(),
     };
