@@ -184,3 +184,152 @@ async fn regression_sigterm_stops_the_server_within_its_grace_whatever_is_in_fli
     let (status, _, log) = served.stop();
     assert!(status.success(), "{log}");
 }
+
+/// Sends one MCP `initialize` on a new session: the HTTP status, the session id when one
+/// was opened, and the answer's text.
+async fn initialize(http: &reqwest::Client, url: &str) -> (StatusCode, Option<String>, String) {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "flood", "version": "0" }
+        }
+    });
+    let r = http
+        .post(url)
+        .bearer_auth(KEY)
+        .header("accept", "application/json, text/event-stream")
+        .json(&body)
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await
+        .unwrap();
+    let session = r.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_string());
+    (r.status(), session, r.text().await.unwrap_or_default())
+}
+
+/// An MCP client of rmcp's, on a session of its own.
+async fn mcp_client(base: &str) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::ServiceExt;
+    let config = StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp")).auth_header(KEY);
+    ().serve(StreamableHttpClientTransport::from_config(config)).await.expect("initialize over HTTP")
+}
+
+/// Issue 51, finding 4: 16 clients × 600 `initialize` requests opened 9,600 sessions and
+/// took RSS from 377 MB to 1.4 GB, which stayed after the sessions idled out. Sessions are
+/// capped now: the flood is refused with a JSON-RPC error past the cap, memory stays where
+/// it was, and a session opened before it still answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regression_10000_mcp_initialize_requests_are_capped_and_leave_memory_as_it_was() {
+    let setup = Setup::start("");
+    std::fs::write(setup.root.join("contract.md"), CONTRACT).unwrap();
+    let job = setup.until(&setup.ingest(&["contract.md"]).await, &["done", "failed"]).await;
+    assert_eq!(job["summary"]["ingested"], 1, "{job}");
+    let base = setup.served.base();
+    let client = mcp_client(&base).await;
+    let before = setup.served.rss_mb();
+
+    let url = format!("{base}/mcp");
+    let mut flood = tokio::task::JoinSet::new();
+    for _ in 0..16 {
+        let (http, url) = (setup.http.clone(), url.clone());
+        flood.spawn(async move {
+            let mut answers = Vec::new();
+            for _ in 0..625 {
+                let (status, session, text) = initialize(&http, &url).await;
+                answers.push((status, session.is_some(), text));
+            }
+            answers
+        });
+    }
+    let answers: Vec<_> = flood.join_all().await.into_iter().flatten().collect();
+    let opened = answers.iter().filter(|(_, session, _)| *session).count();
+    let (status, _, refusal) = answers.iter().find(|(_, session, _)| !session).expect("a refusal");
+    assert_eq!(answers.len(), 10_000);
+    assert_eq!(opened, 31, "32 sessions per key by default, one of them the client's");
+    assert_eq!(*status, StatusCode::TOO_MANY_REQUESTS, "{refusal}");
+    let refusal: Value = serde_json::from_str(refusal).unwrap();
+    assert_eq!((refusal["jsonrpc"].as_str(), refusal["id"].as_i64()), (Some("2.0"), Some(7)), "{refusal}");
+    let message = refusal["error"]["message"].as_str().unwrap();
+    assert!(message.contains("max_mcp_sessions_per_key = 32"), "{message}");
+
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let after = setup.served.rss_mb();
+    assert!(after <= before + 100, "RSS {before} MB before 10,000 initialize requests, {after} MB after");
+    eprintln!("RSS {before} MB before 10,000 initialize requests, {after} MB after");
+    let args = json!({ "query": "statement of work", "k": 3 });
+    let Value::Object(args) = args else { unreachable!() };
+    let found = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("search").with_arguments(args))
+        .await
+        .expect("the session opened before the flood still answers");
+    assert_ne!(found.is_error, Some(true), "{found:?}");
+    client.cancel().await.unwrap();
+    let (status, _, log) = setup.served.stop();
+    assert!(status.success(), "{log}");
+}
+
+/// Idle sessions are closed after `[serve] mcp_idle_secs`, which gives their places back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_mcp_sessions_close_and_give_their_places_back() {
+    let setup = Setup::start("max_mcp_sessions_per_key = 3\nmcp_idle_secs = 2");
+    let (http, url) = (&setup.http, setup.url("/mcp"));
+    for _ in 0..3 {
+        let (status, session, text) = initialize(http, &url).await;
+        assert!(status.is_success() && session.is_some(), "{status}: {text}");
+    }
+    let (status, session, text) = initialize(http, &url).await;
+    assert_eq!((status, session), (StatusCode::TOO_MANY_REQUESTS, None), "{text}");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let (status, session, text) = initialize(http, &url).await;
+    assert!(
+        status.is_success() && session.is_some(),
+        "idle sessions gave their places back: {status} {text}"
+    );
+    let (status, _, log) = setup.served.stop();
+    assert!(status.success(), "{log}");
+}
+
+/// The memory of closed MCP sessions goes back to the system: 2,000 sessions opened, then
+/// left idle, give back most of what they took (glibc kept it all before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_mcp_sessions_give_their_memory_back() {
+    let setup = Setup::start("max_mcp_sessions = 3000\nmax_mcp_sessions_per_key = 3000\nmcp_idle_secs = 3");
+    // Where a server that has answered MCP starts from: what the first requests load stays.
+    for _ in 0..100 {
+        initialize(&setup.http, &setup.url("/mcp")).await;
+    }
+    let before = setup.served.rss_mb();
+    let mut clients = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (http, url) = (setup.http.clone(), setup.url("/mcp"));
+        clients.spawn(async move {
+            let mut opened = 0;
+            for _ in 0..250 {
+                opened += usize::from(initialize(&http, &url).await.1.is_some());
+            }
+            opened
+        });
+    }
+    let opened: usize = clients.join_all().await.into_iter().sum();
+    assert_eq!(opened, 2000);
+    let peak = setup.served.rss_mb();
+    // Idle after 3 s, closed at the next reap (every 0.75 s), trimmed at the one after.
+    let kept = |rss: u64| rss.saturating_sub(before) * 3 > peak.saturating_sub(before);
+    let started = Instant::now();
+    let mut after = setup.served.rss_mb();
+    while kept(after) && started.elapsed() < Duration::from_secs(15) {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        after = setup.served.rss_mb();
+    }
+    eprintln!("RSS {before} MB before, {peak} MB with 2,000 MCP sessions, {after} MB once they idled out");
+    assert!(
+        !kept(after),
+        "at least two thirds of what the sessions took goes back: RSS {before} MB before, {peak} MB with \
+         2,000 sessions, {after} MB after they idled out"
+    );
+    let (status, _, log) = setup.served.stop();
+    assert!(status.success(), "{log}");
+}

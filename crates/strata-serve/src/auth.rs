@@ -76,8 +76,21 @@ fn read_only(method: &Method, path: &str) -> Response {
     .into_response()
 }
 
-/// Middleware: lets a request through with a valid key (or when none is configured).
-pub async fn require_key(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// Who sent a request, for limits kept per client: a hash of its API key, or
+/// `Caller::default()` on a server without keys. Set by [`require_key`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Caller(u64);
+
+impl Caller {
+    fn of(key: &str) -> Caller {
+        let hash = blake3::hash(key.as_bytes());
+        Caller(u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes")))
+    }
+}
+
+/// Middleware: lets a request through with a valid key (or when none is configured), its
+/// [`Caller`] in the request's extensions.
+pub async fn require_key(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     if state.keys.is_open() {
         return next.run(request).await;
     }
@@ -90,7 +103,9 @@ pub async fn require_key(State(state): State<AppState>, request: Request, next: 
     let Some(given) = given else {
         return unauthorized("this server needs an API key: send Authorization: Bearer KEY");
     };
-    match state.keys.scope_of(given) {
+    let (scope, caller) = (state.keys.scope_of(given), Caller::of(given));
+    request.extensions_mut().insert(caller);
+    match scope {
         Some(KeyScope::Write) => next.run(request).await,
         Some(KeyScope::Read) if read_key_may(request.method(), request.uri().path()) => {
             next.run(request).await

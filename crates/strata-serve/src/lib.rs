@@ -16,6 +16,7 @@ mod auth;
 mod error;
 mod jobs;
 pub mod mcp;
+mod memory;
 mod metrics;
 mod openapi;
 mod paths;

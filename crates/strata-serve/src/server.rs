@@ -69,13 +69,12 @@ pub async fn serve(
     let local = listener.local_addr().map_err(|e| Error::io("reading the bound address", e))?;
     state.loopback = local.ip().is_loopback();
     let mcp: Option<Router<AppState>> = listen.mcp.then(|| {
-        let service = mcp::http_service(
+        mcp::http_routes(
             state.engine.clone(),
             state.searches.clone(),
             shutdown.child_token(),
             local.ip().is_loopback(),
-        );
-        Router::new().nest_service("/mcp", service)
+        )
     });
     let jobs = state.jobs.clone();
     watch_commits(state.engine.clone(), shutdown.clone());

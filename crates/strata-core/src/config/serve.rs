@@ -46,6 +46,14 @@ pub struct ServeConfig {
     /// running ingest job to finish the file it is on; then the server exits whatever is
     /// left. Default 10.
     pub shutdown_grace_secs: u64,
+    /// MCP sessions open at once on `/mcp`, all clients together; an `initialize` past it
+    /// is refused with a JSON-RPC error. Default 256.
+    pub max_mcp_sessions: usize,
+    /// MCP sessions open at once for one API key (or, without keys, for everyone). Default 32.
+    pub max_mcp_sessions_per_key: usize,
+    /// Seconds an MCP session may go without a request before it is closed and its memory
+    /// freed. Default 300.
+    pub mcp_idle_secs: u64,
 }
 
 impl Default for ServeConfig {
@@ -63,6 +71,9 @@ impl Default for ServeConfig {
             max_ingest_jobs: 4,
             keep_jobs: 100,
             shutdown_grace_secs: 10,
+            max_mcp_sessions: 256,
+            max_mcp_sessions_per_key: 32,
+            mcp_idle_secs: 300,
         }
     }
 }
@@ -83,6 +94,9 @@ impl std::fmt::Debug for ServeConfig {
             .field("max_ingest_jobs", &self.max_ingest_jobs)
             .field("keep_jobs", &self.keep_jobs)
             .field("shutdown_grace_secs", &self.shutdown_grace_secs)
+            .field("max_mcp_sessions", &self.max_mcp_sessions)
+            .field("max_mcp_sessions_per_key", &self.max_mcp_sessions_per_key)
+            .field("mcp_idle_secs", &self.mcp_idle_secs)
             .finish()
     }
 }
@@ -123,6 +137,23 @@ impl ServeConfig {
                 "must be between 1 and 600",
                 self.shutdown_grace_secs.to_string(),
             );
+        }
+        if !(1..=100_000).contains(&self.max_mcp_sessions) {
+            return bad(
+                "max_mcp_sessions",
+                "must be between 1 and 100000",
+                self.max_mcp_sessions.to_string(),
+            );
+        }
+        if !(1..=self.max_mcp_sessions).contains(&self.max_mcp_sessions_per_key) {
+            return bad(
+                "max_mcp_sessions_per_key",
+                &format!("must be between 1 and max_mcp_sessions ({})", self.max_mcp_sessions),
+                self.max_mcp_sessions_per_key.to_string(),
+            );
+        }
+        if !(1..=86_400).contains(&self.mcp_idle_secs) {
+            return bad("mcp_idle_secs", "must be between 1 and 86400", self.mcp_idle_secs.to_string());
         }
         if !(1..=64).contains(&self.max_ingest_jobs) {
             return bad("max_ingest_jobs", "must be between 1 and 64", self.max_ingest_jobs.to_string());

@@ -12,12 +12,14 @@
 //! - `render.rs`: the text a model reads;
 //! - `resources.rs`: the server's description and the documents as resources;
 //! - `transport.rs`: stdio and streamable HTTP;
+//! - `sessions.rs`: the HTTP sessions, capped in total and per API key, closed when idle;
 //! - `lines.rs`: JSON-RPC lines on a byte stream (stdio), with JSON-RPC's error for a line
 //!   that is not a message.
 
 mod lines;
 mod render;
 mod resources;
+mod sessions;
 mod tools;
 mod transport;
 
@@ -32,7 +34,7 @@ use strata_engine::Engine;
 use crate::error::ApiError;
 
 pub use tools::{DefineArgs, FollowArgs, OutlineArgs, PagesArgs, SearchArgs, SectionArgs};
-pub use transport::{http_service, serve_stdio};
+pub use transport::{http_routes, serve_stdio};
 
 /// Bytes of a section or of pages returned at once; longer ones are cut (on a character
 /// boundary) with a note naming the subsections to read instead.

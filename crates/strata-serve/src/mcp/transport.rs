@@ -1,34 +1,38 @@
-//! The transports: streamable HTTP at `/mcp` (one session per client) and stdio.
+//! The transports: streamable HTTP at `/mcp` (one session per client, capped) and stdio.
 
 use std::sync::Arc;
 
 use strata_engine::Engine;
 
 use super::lines::Lines;
+use super::sessions::Sessions;
 use super::Strata;
 
-/// `/mcp`: the streamable HTTP transport, one session per client.
-pub fn http_service(
+/// `/mcp`: the streamable HTTP transport, one session per client, the sessions capped and
+/// closed when idle ([`Sessions`]) as `[serve]` of `engine` says.
+pub fn http_routes<S: Clone + Send + Sync + 'static>(
     engine: Arc<Engine>,
     searches: Arc<tokio::sync::Semaphore>,
     cancel: tokio_util::sync::CancellationToken,
     loopback: bool,
-) -> rmcp::transport::streamable_http_server::StreamableHttpService<
-    Strata,
-    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
-> {
+) -> axum::Router<S> {
     use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+    let sessions = Sessions::new(&engine.config().serve);
+    sessions.reap_until(cancel.clone());
     let mut config = StreamableHttpServerConfig::default().with_cancellation_token(cancel);
     // On loopback, only loopback Host headers (a browser page cannot rebind a name to us);
     // off loopback the API key guards /mcp.
     if !loopback {
         config = config.disable_allowed_hosts();
     }
-    StreamableHttpService::new(
+    let service = StreamableHttpService::new(
         move || Ok(Strata::new(engine.clone(), searches.clone())),
-        Default::default(),
+        sessions.manager(),
         config,
-    )
+    );
+    axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(sessions, super::sessions::limit))
 }
 
 /// Serves MCP over stdin/stdout until the client closes it (`strata mcp`).
