@@ -179,3 +179,31 @@ fn regression_pdf_of_only_page_furniture_fails_with_a_reason_not_zero_chunks() {
     assert!(pdf["messages"][0].as_str().unwrap().contains("page furniture"), "{pdf}");
     assert_eq!(summary["ingested"], 1, "{summary:#}");
 }
+
+/// Issue 51, finding 6: `a<0xFF>.md` (an invalid UTF-8 byte) and a file literally named
+/// `a\xff.md` got one source path, so one document id: each ingest replaced the other and
+/// reported "1 ingested". The escape character is escaped too now.
+#[cfg(unix)]
+#[test]
+fn regression_a_non_utf8_name_and_its_escaped_spelling_are_two_documents() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(docs.join(std::ffi::OsStr::from_bytes(b"a\xff.md")), "# Byte\n\nThe raw byte.\n").unwrap();
+    std::fs::write(docs.join("a\\xff.md"), "# Spelled\n\nThe spelled escape.\n").unwrap();
+    let index = dir.path().join("index");
+    let out = strata(&index, &["--json", "ingest", docs.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["ingested"], 2, "{summary}");
+    let listed = json(&index, &["docs"]);
+    let paths: Vec<&str> = listed.as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths.len(), 2, "{listed}");
+    assert!(paths.iter().any(|p| p.ends_with("/a\\xff.md")), "{paths:?}");
+    assert!(paths.iter().any(|p| p.ends_with("/a\\\\xff.md")), "{paths:?}");
+    // Unchanged on a second ingest: each file still finds its own document.
+    let again = strata(&index, &["--json", "ingest", docs.to_str().unwrap()]);
+    let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["unchanged"], 2, "{again}");
+}

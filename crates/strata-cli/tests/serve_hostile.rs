@@ -333,3 +333,76 @@ async fn idle_mcp_sessions_give_their_memory_back() {
     let (status, _, log) = setup.served.stop();
     assert!(status.success(), "{log}");
 }
+
+impl Setup {
+    /// Uploads `text` as `name`; the job's id.
+    async fn upload(&self, name: &str, text: &str) -> String {
+        let r = self.http.post(self.url(&format!("/v1/documents?filename={name}"))).bearer_auth(KEY);
+        let r = r.header("content-type", "text/markdown").body(text.to_string()).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::ACCEPTED);
+        let accepted: Value = r.json().await.unwrap();
+        accepted["job"]["id"].as_str().unwrap().to_string()
+    }
+}
+
+/// Issue 51, finding 5: after kill -9, uploaded files stayed in `INDEX/uploads` and were
+/// never indexed, and job ids restarted at `job-1`, so a client polling its old job saw
+/// another upload's answer. The job table is kept beside the index now: each upload is
+/// taken up again or failed with a reason, no file is left orphaned, and ids are not reused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regression_uploads_survive_kill_9_and_job_ids_are_never_reused() {
+    let setup = Setup::start("");
+    let mut ids = Vec::new();
+    for (name, text) in [
+        ("long.md", manual("Long Manual", 6000)),
+        ("first.md", CONTRACT.to_string()),
+        ("second.md", CONTRACT.replace("Master", "Second")),
+    ] {
+        ids.push(setup.upload(name, &text).await);
+    }
+    let (_, jobs) = setup.get("/v1/jobs").await;
+    let unfinished = jobs.as_array().unwrap().iter().filter(|j| j["state"] != "done").count();
+    assert!(unfinished > 0, "every upload was done before the kill; make the first longer: {jobs}");
+    let Setup { dir, root, served, http } = setup;
+    served.kill();
+    // A file that a crash left staged with no job, and half an upload.
+    let uploads = dir.path().join("index/uploads");
+    std::fs::write(uploads.join("orphan.md"), CONTRACT).unwrap();
+    std::fs::write(uploads.join(".tmpHalf01"), "# Half").unwrap();
+
+    let served = Setup::serve(dir.path(), &root, &dir.path().join("strata.toml"));
+    let setup = Setup { dir, root, served, http };
+    let mut resumed = 0;
+    for id in &ids {
+        let job = setup.until(&format!("/v1/jobs/{id}"), &["done", "failed"]).await;
+        match job["state"].as_str() {
+            Some("done") => assert_eq!(
+                job["summary"]["ingested"].as_u64().unwrap_or(0)
+                    + job["summary"]["unchanged"].as_u64().unwrap_or(0),
+                1,
+                "{job}"
+            ),
+            _ => {
+                assert!(job["error"].as_str().is_some_and(|e| !e.is_empty()), "a failed job says why: {job}")
+            }
+        }
+        resumed += usize::from(job["note"].as_str().is_some_and(|n| n.contains("taken up again")));
+    }
+    assert!(resumed > 0, "the uploads cut short were taken up again");
+    let (_, docs) = setup.get("/v1/documents").await;
+    let sources: Vec<&str> = docs.as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    let mut left: Vec<String> = std::fs::read_dir(&uploads)
+        .unwrap()
+        .map(|e| std::fs::canonicalize(e.unwrap().path()).unwrap().display().to_string())
+        .collect();
+    left.sort();
+    assert!(
+        left.iter().all(|f| sources.contains(&f.as_str())),
+        "orphans in uploads: {left:?}, documents: {sources:?}"
+    );
+    assert_eq!(left.len(), 3, "the three uploads are indexed: {left:?}");
+    let new = setup.upload("third.md", &CONTRACT.replace("Master", "Third")).await;
+    assert!(!ids.contains(&new), "{new} was given before: {ids:?}");
+    let (status, _, log) = setup.served.stop();
+    assert!(status.success(), "{log}");
+}

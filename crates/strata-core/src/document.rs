@@ -115,47 +115,91 @@ pub struct Source {
 }
 
 impl Source {
-    /// `path` as a source path, losing nothing: a UTF-8 path as it is, and each byte of a
-    /// file name that is not UTF-8 as `\xNN`. Two files whose names differ only in such
-    /// bytes (`x\xff.md`, `x\xfe.md`) are two documents; `Path::display` made both
-    /// `x\u{FFFD}.md`, one document.
+    /// `path` as a source path, losing nothing and mixing nothing up: each byte of a file
+    /// name that is not UTF-8 is written `\xNN`, and the escape character itself `\\`, so
+    /// that two names never give one source path (and so one document id): `a<0xFF>.md` is
+    /// `a\xff.md` and a file literally named `a\xff.md` is `a\\xff.md`. [`Source::file_path`]
+    /// reads it back.
     pub fn path_of(path: &std::path::Path) -> String {
-        if let Some(s) = path.to_str() {
-            return s.to_string();
-        }
         #[cfg(unix)]
         {
             use std::os::unix::ffi::OsStrExt;
-            escape_invalid_utf8(path.as_os_str().as_bytes())
+            escape(path.as_os_str().as_bytes())
         }
         #[cfg(not(unix))]
         {
-            path.display().to_string()
+            path.display().to_string().replace('\\', "\\\\")
+        }
+    }
+
+    /// The file a source path written by [`Source::path_of`] names.
+    pub fn file_path(path: &str) -> std::path::PathBuf {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&unescape(path)))
+        }
+        #[cfg(not(unix))]
+        {
+            std::path::PathBuf::from(path.replace("\\\\", "\\"))
         }
     }
 }
 
-/// `bytes` as text, each byte that is not part of valid UTF-8 written `\xNN`.
+/// `bytes` as text: `\` as `\\`, and each byte that is not part of valid UTF-8 as `\xNN`.
 #[cfg_attr(not(unix), allow(dead_code))]
-fn escape_invalid_utf8(mut bytes: &[u8]) -> String {
+fn escape(mut bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() + 8);
     loop {
-        match std::str::from_utf8(bytes) {
-            Ok(rest) => {
-                out.push_str(rest);
-                return out;
-            }
+        let (valid, rest) = match std::str::from_utf8(bytes) {
+            Ok(all) => (all, &[][..]),
             Err(e) => {
                 let (valid, after) = bytes.split_at(e.valid_up_to());
-                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
-                let bad = e.error_len().unwrap_or(after.len());
-                for b in &after[..bad] {
-                    out.push_str(&format!("\\x{b:02x}"));
-                }
-                bytes = &after[bad..];
+                (std::str::from_utf8(valid).unwrap_or_default(), after)
+            }
+        };
+        for c in valid.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                c => out.push(c),
+            }
+        }
+        if rest.is_empty() {
+            return out;
+        }
+        let bad = std::str::from_utf8(rest).err().and_then(|e| e.error_len()).unwrap_or(rest.len());
+        for b in &rest[..bad] {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+        bytes = &rest[bad..];
+    }
+}
+
+/// The bytes [`escape`] wrote `text` from (a `\` not followed by `\` or `xNN` is kept).
+#[cfg_attr(not(unix), allow(dead_code))]
+fn unescape(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 2..i + 4).and_then(|h| std::str::from_utf8(h).ok());
+        let hex = hex.and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], bytes.get(i + 1), hex) {
+            (b'\\', Some(b'\\'), _) => {
+                out.push(b'\\');
+                i += 2;
+            }
+            (b'\\', Some(b'x'), Some(byte)) => {
+                out.push(byte);
+                i += 4;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
             }
         }
     }
+    out
 }
 
 /// One page: a span of the text. Formats without pages have one page covering the text.
@@ -359,5 +403,41 @@ impl Document {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn path(bytes: &[u8]) -> &Path {
+        Path::new(std::ffi::OsStr::from_bytes(bytes))
+    }
+
+    /// Issue 51, finding 6: a name with an invalid byte and a name that spells its escape.
+    #[test]
+    fn regression_a_byte_and_its_spelled_escape_are_two_source_paths() {
+        let (raw, spelled) = (Source::path_of(path(b"/d/a\xff.md")), Source::path_of(path(b"/d/a\\xff.md")));
+        assert_eq!((raw.as_str(), spelled.as_str()), ("/d/a\\xff.md", "/d/a\\\\xff.md"));
+        assert_ne!(DocId::from_source(&raw), DocId::from_source(&spelled));
+        assert_eq!(Source::path_of(Path::new("/a/b ü.md")), "/a/b ü.md");
+    }
+
+    proptest! {
+        /// Every file name reads back from its source path, so no two share one.
+        #[test]
+        fn source_paths_read_back_to_their_file(bytes in proptest::collection::vec(
+            prop_oneof![Just(b'\\'), Just(b'x'), Just(b'f'), Just(0xffu8), Just(0xc3u8), Just(0xbcu8), 1u8..=255],
+            0..24,
+        )) {
+            let written = Source::path_of(path(&bytes));
+            let read = Source::file_path(&written);
+            prop_assert_eq!(read.as_os_str().as_bytes(), &bytes[..]);
+        }
     }
 }

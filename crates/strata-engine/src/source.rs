@@ -9,7 +9,6 @@
 //! the hash again as it sends ([`SourceFile::expected`]), for a file rewritten in place.
 
 use std::io::{Read, Seek};
-use std::path::Path;
 
 use strata_core::{DocId, Error, Format, Result, Source};
 use strata_ingest::open::{self, OpenError};
@@ -49,7 +48,7 @@ impl Engine {
             .ok_or_else(|| Error::not_found(format!("document {id} was removed")))?;
         let source = stored.document.source;
         let path = &source.path;
-        let mut opened = match open::open(Path::new(path)) {
+        let mut opened = match open::open(&Source::file_path(path)) {
             Ok(opened) => opened,
             Err(OpenError::Missing) => {
                 return Err(Error::not_found(format!("the source of {id}, {path}, is no longer on disk")));

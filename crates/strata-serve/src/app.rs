@@ -58,7 +58,11 @@ impl AppState {
         Ok(AppState {
             keys: Arc::new(Keys::new(&serve.keys()?)),
             roots: Arc::new(Roots::new(&serve.roots)?),
-            jobs: Arc::new(Jobs::new(serve.max_ingest_jobs, serve.keep_jobs)),
+            jobs: Arc::new(Jobs::open(
+                engine.index().join("jobs.json"),
+                serve.max_ingest_jobs,
+                serve.keep_jobs,
+            )),
             metrics: Arc::new(Metrics::default()),
             searches: Arc::new(tokio::sync::Semaphore::new(serve.search_slots())),
             uploads: engine.index().join("uploads"),

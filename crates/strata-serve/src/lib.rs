@@ -15,6 +15,7 @@ pub mod app;
 mod auth;
 mod error;
 mod jobs;
+mod journal;
 pub mod mcp;
 mod memory;
 mod metrics;
@@ -23,6 +24,7 @@ mod paths;
 mod routes;
 mod server;
 pub mod ui;
+mod uploads;
 
 pub use app::{router, AppState};
 pub use error::ErrorBody;

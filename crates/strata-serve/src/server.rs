@@ -77,6 +77,11 @@ pub async fn serve(
         )
     });
     let jobs = state.jobs.clone();
+    let (engine, uploads) = (state.engine.clone(), state.uploads.clone());
+    let resumed = jobs.clone();
+    tokio::task::spawn_blocking(move || resumed.resume(&engine, &uploads))
+        .await
+        .map_err(|e| Error::Internal(format!("taking up the jobs of the last run: {e}")))?;
     watch_commits(state.engine.clone(), shutdown.clone());
     let app = router(state, mcp);
     tracing::info!(addr = %local, keys, "serving");
