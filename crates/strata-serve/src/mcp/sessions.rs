@@ -25,6 +25,9 @@ use strata_core::config::ServeConfig;
 
 use crate::auth::Caller;
 
+/// Ticks after sessions were closed that hand freed memory back.
+const TRIMS_AFTER_CLOSING: u32 = 4;
+
 /// The header rmcp names a session by.
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -106,23 +109,27 @@ impl Sessions {
         expired.len()
     }
 
-    /// Reaps every few seconds until `cancel`. The tick after one that closed sessions
-    /// (their workers have ended by then) hands the memory they freed back to the system.
+    /// Reaps every few seconds until `cancel`. The few ticks after one that closed sessions
+    /// (their workers end meanwhile, on a busy server later) hand the memory they freed back
+    /// to the system.
     pub fn reap_until(self: &Arc<Self>, cancel: tokio_util::sync::CancellationToken) {
         let sessions = self.clone();
         let every = (self.idle / 4).clamp(Duration::from_millis(250), Duration::from_secs(30));
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
-            let mut closed = 0;
+            let mut trims_left = 0;
             loop {
                 tokio::select! {
                     _ = cancel.cancelled() => return,
                     _ = tick.tick() => {}
                 }
-                if closed > 0 {
+                if trims_left > 0 {
                     crate::memory::release();
+                    trims_left -= 1;
                 }
-                closed = sessions.reap().await;
+                if sessions.reap().await > 0 {
+                    trims_left = TRIMS_AFTER_CLOSING;
+                }
             }
         });
     }
