@@ -230,10 +230,10 @@ pub struct EvalArgs {
     /// and `@key=value` to change a search setting for it (`hybrid@dense=2`,
     /// `hybrid@fusion=weighted`, `hierarchical@headings=0`: leg weights, fusion, rrf_k, document_k,
     /// per_section, capped_span, heading_span, heading_scope=all|named|distinct,
-    /// title_phrases=0|1, drop_names=off|titles|all); `@highlights=dense` or `lexical` also
-    /// judges each hit's highlighted sentences
-    /// against span gold (`highlight_p@1`, `highlight_p@3`), `@highlight_sentences=N` bounding the
-    /// sentences a search embeds.
+    /// title_phrases=0|1, name_evidence=off|all|any, drop_names=off|titles|all); `@highlights=dense` or
+    /// `lexical` also judges each hit's highlighted sentences against span gold
+    /// (`highlight_p@1`, `highlight_p@3`), `@highlight_sentences=N` bounding the sentences a
+    /// search embeds.
     #[arg(long, value_delimiter = ',', default_value = "keyword,dense,hybrid,hierarchical")]
     pub strategies: Vec<String>,
     /// The reranker of `+rerank` strategies (cross-encoder, cohere, jina, voyage, anthropic,

@@ -31,7 +31,8 @@ pub struct Strategy {
     /// Search settings this strategy changes (`hybrid@dense=2@fusion=weighted`), as
     /// `(key, value)`: a leg's weight (`keyword`, `exact`, `dense`, `headings`, `sections`,
     /// `documents`), `fusion`, `rrf_k`, `document_k`, `per_section` (`chunks_per_section`),
-    /// `capped_span`, `heading_span`, `heading_scope`, `title_phrases` or `drop_names`;
+    /// `capped_span`, `heading_span`, `heading_scope`, `title_phrases`, `name_evidence` or
+    /// `drop_names`;
     /// `highlights=dense|lexical` also highlights each hit's sentences and judges them
     /// against span gold (`highlight_p@1`, `highlight_p@3`), with `highlight_sentences`
     /// (`dense_highlight_sentences`) bounding the sentences embedded per search.
@@ -98,6 +99,10 @@ impl Strategy {
                 }
                 "document_k" => c.document_k = number()?,
                 "title_phrases" => c.title_phrases = number()? != 0.0,
+                "name_evidence" => {
+                    c.name_evidence =
+                        strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
+                }
                 "drop_names" => {
                     c.drop_names = match value.as_str() {
                         "0" => strata_core::config::NameDrop::Off,
@@ -135,7 +140,7 @@ impl Strategy {
 /// The settings a strategy may change, as its error lists them.
 const SETTINGS: &str =
     "keyword, exact, dense, headings, sections, documents, documents_dense, fusion, rrf_k, document_k, \
-     per_section, capped_span, heading_span, heading_scope (all or named), title_phrases (0 or 1), drop_names (off, titles or all; 0 is off, 1 all), highlights \
+     per_section, capped_span, heading_span, heading_scope (all or named), title_phrases (0 or 1), name_evidence (off, all or any), drop_names (off, titles or all; 0 is off, 1 all), highlights \
      or highlight_sentences";
 
 /// What to run.

@@ -28,6 +28,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::Value;
+use strata_core::config::NameEvidence;
 use strata_core::{DocId, DocumentProfile, Result};
 use strata_index::{DocSummary, StoreRead};
 use tantivy::tokenizer::TextAnalyzer;
@@ -142,6 +143,8 @@ pub struct DocumentIndex {
     names: Vec<Vec<Vec<String>>>,
     /// Each document's metadata, for `--where`.
     metadata: Vec<BTreeMap<String, Value>>,
+    /// The documents whose profiles (any field) hold each term.
+    holders: HashMap<String, Vec<u32>>,
     name: Field,
     period: Field,
     lead: Field,
@@ -154,8 +157,11 @@ pub struct DocumentHit {
     pub doc: DocId,
     /// Its score, all fields.
     pub score: f32,
-    /// Whether its `name` field matched a query term.
+    /// Whether the query holds every word of one of its names.
     pub named: bool,
+    /// How firmly the query names it, 0 to 1 ([`DocumentIndex::evidence`]); 0 when not
+    /// named.
+    pub evidence: f32,
 }
 
 /// The documents a query is about, best first.
@@ -179,14 +185,55 @@ impl DocumentIndex {
                 p.name.split('|').map(|n| distinctive(&mut analyzer, n)).filter(|n| !n.is_empty()).collect()
             })
             .collect();
+        let (name, period, lead) = (
+            field(|p| &p.name, 1.0, &mut analyzer),
+            field(|p| &p.period, 1.0, &mut analyzer),
+            field(|p| &p.lead, LEAD_WEIGHT, &mut analyzer),
+        );
         DocumentIndex {
             docs: docs.iter().map(|d| d.id.clone()).collect(),
             names,
             metadata: docs.iter().map(|d| d.metadata.clone()).collect(),
-            name: field(|p| &p.name, 1.0, &mut analyzer),
-            period: field(|p| &p.period, 1.0, &mut analyzer),
-            lead: field(|p| &p.lead, LEAD_WEIGHT, &mut analyzer),
+            holders: holders(&[&name, &period, &lead]),
+            name,
+            period,
+            lead,
         }
+    }
+
+    /// How firmly a query that holds the terms `asked` names document `i`, 0 to 1: the
+    /// firmest of its names that the query holds whole. A name's words are each as
+    /// distinctive as `ln(n / held) / ln(n)`, where `held` counts the documents whose
+    /// profiles hold the word, less those the query names too (a company's filings share
+    /// its name): a company, a party or a rare title word is held by the documents it names
+    /// alone (1); a topic that many other documents' first pages use ("authentication",
+    /// "money laundering") hardly names one of them. A name is as firm as its least
+    /// distinctive word with [`NameEvidence::All`], its most with [`NameEvidence::Any`].
+    /// 0 when no name is held whole; 1 in a corpus of one document.
+    fn evidence(&self, i: usize, asked: &HashSet<&str>, named: &[bool], rule: NameEvidence) -> f32 {
+        let n = self.docs.len() as f32;
+        if n < 2.0 {
+            return 1.0;
+        }
+        let distinct = |t: &String| {
+            let others = self.holders.get(t).map_or(0, |h| h.iter().filter(|&&d| !named[d as usize]).count());
+            ((n / (others + 1) as f32).ln() / n.ln()).clamp(0.0, 1.0)
+        };
+        let firmness = |name: &Vec<String>| match rule {
+            NameEvidence::Any => name.iter().map(distinct).fold(0.0, f32::max),
+            _ => name.iter().map(distinct).fold(1.0, f32::min),
+        };
+        self.names[i]
+            .iter()
+            .filter(|name| name.iter().all(|t| asked.contains(t.as_str())))
+            .map(firmness)
+            .fold(0.0, f32::max)
+    }
+
+    /// Whether the query, holding the terms `asked`, holds every word of a name of
+    /// document `i`.
+    fn is_named(&self, i: usize, asked: &HashSet<&str>) -> bool {
+        self.names[i].iter().any(|n| n.iter().all(|t| asked.contains(t.as_str())))
     }
 
     /// The index of every document in `store`.
@@ -281,8 +328,8 @@ impl DocumentIndex {
         kept.join(" ")
     }
 
-    /// The documents `query` is about.
-    pub fn rank(&self, query: &str) -> DocumentRanking {
+    /// The documents `query` is about, each named as firmly as `rule` reads its names.
+    pub fn rank(&self, query: &str, rule: NameEvidence) -> DocumentRanking {
         if self.docs.len() < 2 {
             return DocumentRanking::default();
         }
@@ -292,12 +339,16 @@ impl DocumentIndex {
         self.name.score(&terms, &mut scores);
         self.period.score(&terms, &mut scores);
         self.lead.score(&terms, &mut scores);
-        let named = |i: usize| self.names[i].iter().any(|n| n.iter().all(|t| asked.contains(t.as_str())));
+        let named: Vec<bool> =
+            (0..self.docs.len()).map(|i| scores[i] > 0.0 && self.is_named(i, &asked)).collect();
         let mut hits: Vec<DocumentHit> = scores
             .iter()
             .enumerate()
             .filter(|(_, &s)| s > 0.0)
-            .map(|(i, &score)| DocumentHit { doc: self.docs[i].clone(), score, named: named(i) })
+            .map(|(i, &score)| {
+                let evidence = if named[i] { self.evidence(i, &asked, &named, rule) } else { 0.0 };
+                DocumentHit { doc: self.docs[i].clone(), score, named: named[i], evidence }
+            })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.doc.cmp(&b.doc)));
         DocumentRanking { hits }
@@ -410,6 +461,17 @@ pub fn query_terms(query: &str) -> Vec<String> {
     out
 }
 
+/// The documents that hold each term, in any of `fields`.
+fn holders(fields: &[&Field]) -> HashMap<String, Vec<u32>> {
+    let mut docs: HashMap<&str, HashSet<u32>> = HashMap::new();
+    for field in fields {
+        for (term, postings) in &field.postings {
+            docs.entry(term.as_str()).or_default().extend(postings.iter().map(|&(d, _)| d));
+        }
+    }
+    docs.into_iter().map(|(t, d)| (t.to_string(), d.into_iter().collect())).collect()
+}
+
 /// The terms of a name that a query must hold to name it: stop words and corporate
 /// suffixes dropped.
 fn distinctive(analyzer: &mut TextAnalyzer, name: &str) -> Vec<String> {
@@ -438,6 +500,9 @@ fn term_year(term: &str) -> Option<u32> {
         _ => None,
     }
 }
+
+mod stage;
+pub(crate) use stage::Stage;
 
 #[cfg(test)]
 mod tests;

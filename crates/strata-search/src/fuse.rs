@@ -196,11 +196,14 @@ pub struct DocumentLift {
     pub rank: LegRank,
 }
 
-/// The lift of each document in `shortlist`, by document id; none at weight 0.
+/// The lift of each document in `shortlist`, by document id; none at weight 0. With
+/// `evidence`, each document's weight is scaled by how firmly the query names it
+/// ([`DocumentHit::evidence`]), unless `firm` (the query quotes a document's title).
 pub fn document_lifts<'a>(
     fusion: &dyn Fusion,
     shortlist: &'a [DocumentHit],
     weight: f64,
+    evidence: Evidence,
 ) -> HashMap<&'a str, DocumentLift> {
     let Some(best) = shortlist.first().filter(|_| weight > 0.0) else { return HashMap::new() };
     shortlist
@@ -208,10 +211,26 @@ pub fn document_lifts<'a>(
         .enumerate()
         .map(|(i, hit)| {
             let share = f64::from(hit.score / best.score.max(f32::MIN_POSITIVE));
-            let term = fusion.document(weight, i + 1, share);
+            let firmness = match evidence {
+                Evidence::Read => f64::from(hit.evidence),
+                Evidence::Firm | Evidence::Ignored => 1.0,
+            };
+            let term = fusion.document(weight * firmness, i + 1, share);
             (hit.doc.as_str(), DocumentLift { term, rank: LegRank { rank: i + 1, score: hit.score } })
         })
         .collect()
+}
+
+/// Whether a document's lift follows how firmly the query names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Evidence {
+    /// Every named document lifts at full weight (`[search] name_evidence = "off"`).
+    #[default]
+    Ignored,
+    /// Each at the weight of its evidence.
+    Read,
+    /// The query quotes a document's title: that is firm evidence.
+    Firm,
 }
 
 /// What every fusion shares: each list with a positive weight adds `contribution(index of
@@ -325,9 +344,14 @@ mod tests {
         use crate::documents::DocumentHit;
         let rrf = Rrf::default();
         let mut fused = rrf.fuse(&[list(Leg::Keyword, 1.0, &["a:1", "a:2", "b:1", "c:1"])]);
-        let hit = |doc: &str, score| DocumentHit { doc: strata_core::DocId(doc.into()), score, named: true };
+        let hit = |doc: &str, score| DocumentHit {
+            doc: strata_core::DocId(doc.into()),
+            score,
+            named: true,
+            evidence: 1.0,
+        };
         let shortlist = [hit("c", 10.0), hit("b", 9.0)];
-        let lifts = document_lifts(&rrf, &shortlist, 1.0);
+        let lifts = document_lifts(&rrf, &shortlist, 1.0, Evidence::Ignored);
         lift_documents(&mut fused, &lifts);
         let order: Vec<&str> = fused.iter().map(|f| f.chunk.as_str()).collect();
         assert_eq!(order, ["c:1", "b:1", "a:1", "a:2"], "named documents first, in their rank order");
@@ -335,7 +359,7 @@ mod tests {
         assert_eq!(fused[1].legs[&Leg::Document].rank, 2);
         assert!(!fused[2].legs.contains_key(&Leg::Document));
         // Weight 0 lifts nothing.
-        assert!(document_lifts(&rrf, &shortlist, 0.0).is_empty());
+        assert!(document_lifts(&rrf, &shortlist, 0.0, Evidence::Ignored).is_empty());
     }
 
     #[test]

@@ -11,14 +11,14 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use strata_core::config::{HeadingScope, NameDrop, SearchConfig};
-use strata_core::{DocId, Error, NodeId, Result};
+use strata_core::config::{HeadingScope, SearchConfig};
+use strata_core::{DocId, Error, Result};
 use strata_embed::rerank::Reranker;
 use strata_embed::Embedder;
-use strata_index::{Filter, StoreRead};
+use strata_index::StoreRead;
 use strata_ingest::tokenize::Tokenizer;
 
-use crate::documents::{DocumentHit, DocumentIndex, DocumentRanking};
+use crate::documents::{DocumentHit, DocumentIndex, Stage};
 use crate::expand::{self, Docs, Expanded};
 use crate::fuse::{self, Fused, Fusion};
 use crate::headings::Headings;
@@ -134,86 +134,14 @@ impl<'s> Searcher<'s> {
         Legs { store: self.store, embedder: self.embedder, weights: &self.config.weights, scope, vector }
     }
 
-    /// The query without the words (or the quoted title) that name the documents it names,
-    /// when `[search] drop_names` is on and it names any; `None` to search it as it is.
-    fn without_names(&self, req: &SearchRequest, plan: &Plan, shortlist: &[DocumentHit]) -> Option<String> {
-        let drop = match self.config.drop_names {
-            NameDrop::Off => false,
-            NameDrop::Titles => !plan.titles.is_empty(),
-            NameDrop::All => !shortlist.is_empty() || !plan.titles.is_empty(),
-        };
-        if !drop {
-            return None;
+    /// The documents stage of this searcher.
+    fn documents_stage(&self) -> Stage<'_> {
+        Stage {
+            config: &self.config,
+            index: &self.catalog.documents,
+            store: self.store,
+            embedder: self.embedder.filter(|_| self.has_dense()),
         }
-        let rest = self.catalog.documents.without_names(&req.query, shortlist, &plan.titles);
-        (rest != req.query && rest.chars().any(char::is_alphanumeric)).then_some(rest)
-    }
-
-    /// Whether quoted phrases that are a document's name are read as naming it rather than
-    /// searched as phrases: in the modes whose documents stage reads names
-    /// (`[search] title_phrases`).
-    fn reads_titles(&self, req: &SearchRequest) -> bool {
-        self.config.title_phrases
-            && matches!(req.mode, Mode::Hybrid | Mode::Hierarchical)
-            && self.config.weights.documents > 0.0
-            && req.filter.doc.is_none()
-            && self.catalog.documents.len() >= 2
-    }
-
-    /// The documents stage: the documents the query names, in the modes that use them and
-    /// unless the request filters to one document already.
-    fn documents(&self, req: &SearchRequest, timings: &mut Timings) -> DocumentRanking {
-        let wanted = matches!(req.mode, Mode::Hybrid | Mode::Hierarchical)
-            && self.config.weights.documents > 0.0
-            && req.filter.doc.is_none();
-        if !wanted || self.catalog.documents.len() < 2 {
-            return DocumentRanking::default();
-        }
-        let (ranking, ms) = timed(|| self.catalog.documents.rank(&req.query));
-        timings.documents = Some(ms);
-        tracing::debug!(shortlist = ?ranking.shortlist(), "documents");
-        ranking
-    }
-
-    /// The dense document leg: when the query names several documents and
-    /// `[search.weights] documents_dense` is above 0, the query is embedded (once: the dense
-    /// leg reuses the vector, which it returns) and compared with each named document's
-    /// profile (its root's vector), and the similarities are blended into `ranking`. An
-    /// index without documents' vectors (made before them) leaves the ranking alone.
-    fn document_similarity(
-        &self,
-        req: &SearchRequest,
-        ranking: &mut DocumentRanking,
-        timings: &mut Timings,
-    ) -> Result<Option<Vec<f32>>> {
-        let weight = self.config.weights.documents_dense;
-        let candidates = ranking.dense_candidates();
-        let Some(embedder) =
-            self.embedder.filter(|_| weight > 0.0 && !candidates.is_empty() && self.has_dense())
-        else {
-            return Ok(None);
-        };
-        let (vector, ms) = timed(|| embedder.embed_query(&req.query));
-        timings.embed = Some(ms);
-        let vector = vector?;
-        let at = Instant::now();
-        let mut similarity = HashMap::new();
-        let wanted = candidates.len();
-        for doc in candidates {
-            let root = Filter {
-                doc: Some(doc.clone()),
-                nodes: Some((NodeId::ROOT, NodeId::ROOT)),
-                ..Filter::default()
-            };
-            if let Some(hit) = self.store.section_dense(&vector, &root, 1)?.first() {
-                similarity.insert(doc, hit.score);
-            }
-        }
-        if similarity.len() == wanted {
-            ranking.blend(&similarity, weight as f32);
-        }
-        *timings.documents.get_or_insert(0.0) += ms_since(at);
-        Ok(Some(vector))
     }
 
     /// Runs one search.
@@ -253,35 +181,31 @@ impl<'s> Searcher<'s> {
     fn run(&self, req: &SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         let mut timings = Timings::default();
+        let stage = self.documents_stage();
         let (plan, plan_ms) = timed(|| {
             let mut plan = Plan::read(&req.query, &self.catalog.defined_terms);
-            if self.reads_titles(req) {
-                plan.set_titles(|p| self.catalog.documents.is_title(p));
-            }
+            stage.read_titles(req, &mut plan);
             plan
         });
         timings.plan = plan_ms;
         tracing::debug!(?plan, "plan");
-        let mut ranking = self.documents(req, &mut timings);
-        let vector = self.document_similarity(req, &mut ranking, &mut timings)?;
-        let shortlist = ranking.shortlist();
+        let named = stage.run(req, &plan, &mut timings)?;
+        let shortlist = named.shortlist();
         // What the chunk legs search: the query, or without the words that name documents.
-        let named = self.without_names(req, &plan, shortlist);
-        let (legs_req, legs_plan) = match &named {
+        let (legs_req, legs_plan) = match &named.rest {
             Some(query) => (
                 Cow::Owned(SearchRequest { query: query.clone(), ..req.clone() }),
                 Cow::Owned(Plan { query: query.clone(), ..plan.clone() }),
             ),
             None => (Cow::Borrowed(req), Cow::Borrowed(&plan)),
         };
-        let vector = vector.filter(|_| named.is_none());
-        let retrieved = self.legs(shortlist, vector.as_deref()).retrieve(
+        let retrieved = self.legs(shortlist, named.vector.as_deref()).retrieve(
             &legs_req,
             &legs_plan,
             LEG_DEPTH.max(req.k),
             &mut timings,
         )?;
-        let lifts = fuse::document_lifts(self.fusion.as_ref(), shortlist, self.config.weights.documents);
+        let lifts = named.lifts(self.fusion.as_ref(), self.config.weights.documents);
         let (mut fused, fuse_ms) = timed(|| {
             let mut fused = self.fusion.fuse(&retrieved.lists);
             fuse::lift_documents(&mut fused, &lifts);

@@ -98,6 +98,20 @@ named! {
 }
 
 named! {
+    /// Whether a document's lift follows how firmly the query names it
+    /// (`[search] name_evidence`).
+    pub enum NameEvidence in "[search] name_evidence" {
+        /// Every document the query names lifts in full.
+        Off = "off",
+        /// A name is as firm as its least distinctive word: all its words must be rare
+        /// across the documents' profiles.
+        All = "all",
+        /// A name is as firm as its most distinctive word: one rare word is enough.
+        Any = "any",
+    }
+}
+
+named! {
     /// Whose headings a query can name (`[search] heading_scope`).
     pub enum HeadingScope in "[search] heading_scope" {
         /// Every candidate's document.
@@ -172,6 +186,13 @@ pub struct SearchConfig {
     /// every question about it. Default true; with `drop_names = "titles"` it is what lifts
     /// qasper (below), and it fires on no question of the other four shared sets.
     pub title_phrases: bool,
+    /// Hybrid and hierarchical mode: whether the lift of a document the query names follows
+    /// how firmly it names it: the weight of the document leg is scaled by the
+    /// distinctiveness of the name's words across the documents' profiles (a company or a
+    /// party held by its own document alone lifts in full, a topic many documents' first
+    /// pages use hardly), and a quoted title is firm: `off` (the default), `all` or `any`
+    /// ([`NameEvidence`]).
+    pub name_evidence: NameEvidence,
     /// Hybrid and hierarchical mode: when the chunk legs and the named-heading lift leave
     /// out the words that name the query's documents, which say which document to read, not
     /// where in it the answer is (the document's lift still brings its chunks forward):
@@ -216,6 +237,7 @@ impl Default for SearchConfig {
             order: Order::Position,
             references: false,
             title_phrases: true,
+            name_evidence: NameEvidence::Off,
             drop_names: NameDrop::Titles,
             heading_span: 1.0,
             heading_scope: HeadingScope::Named,

@@ -1,3 +1,4 @@
+use strata_core::config::NameEvidence;
 use strata_core::{DocId, DocumentProfile, Format};
 use strata_index::DocSummary;
 
@@ -40,7 +41,7 @@ fn filings() -> DocumentIndex {
 }
 
 fn top(index: &DocumentIndex, query: &str) -> Vec<String> {
-    index.rank(query).shortlist().iter().map(|h| h.doc.to_string()).collect()
+    index.rank(query, NameEvidence::All).shortlist().iter().map(|h| h.doc.to_string()).collect()
 }
 
 #[test]
@@ -68,10 +69,10 @@ fn glued_file_names_match_a_company_written_in_words() {
 #[test]
 fn a_query_that_names_no_document_has_no_shortlist() {
     let index = filings();
-    let ranking = index.rank("What drove the reduction in SG&A expense in FY2022?");
+    let ranking = index.rank("What drove the reduction in SG&A expense in FY2022?", NameEvidence::All);
     assert!(!ranking.hits.is_empty(), "the year matches a period");
     assert!(ranking.shortlist().is_empty(), "but no name: {:?}", ranking.hits);
-    assert!(index.rank("board nominees with votes against").shortlist().is_empty());
+    assert!(index.rank("board nominees with votes against", NameEvidence::All).shortlist().is_empty());
 }
 
 #[test]
@@ -84,7 +85,7 @@ fn same_company_filings_share_the_shortlist_when_the_year_does_not_decide() {
 #[test]
 fn one_document_is_never_ranked() {
     let index = DocumentIndex::new(&[summary("only", "MGM", "2020", "")]);
-    assert!(index.rank("MGM 2020").hits.is_empty());
+    assert!(index.rank("MGM 2020", NameEvidence::All).hits.is_empty());
 }
 
 #[test]
@@ -104,7 +105,10 @@ fn one_shared_word_does_not_name_a_document() {
         summary("sotu", "state of the union", "", "Good evening."),
         summary("wiki", "wikitexts", "", "Valkyria Chronicles III"),
     ]);
-    assert!(index.rank("Which states of the United States did the game launch in?").shortlist().is_empty());
+    assert!(index
+        .rank("Which states of the United States did the game launch in?", NameEvidence::All)
+        .shortlist()
+        .is_empty());
     assert_eq!(top(&index, "What did the State of the Union say about fees?"), ["sotu"]);
 }
 
@@ -112,7 +116,7 @@ fn one_shared_word_does_not_name_a_document() {
 fn dense_similarity_orders_the_named_documents_and_never_unnames_the_first() {
     let index = filings();
     // "MGM Resorts" names both MGM filings, equally by BM25 (no year).
-    let mut ranking = index.rank("MGM Resorts hotel occupancy");
+    let mut ranking = index.rank("MGM Resorts hotel occupancy", NameEvidence::All);
     let candidates = ranking.dense_candidates();
     assert_eq!(candidates.len(), 2, "{ranking:?}");
     let shortlist = |r: &DocumentRanking| r.shortlist().iter().map(|h| h.doc.to_string()).collect::<Vec<_>>();
@@ -133,8 +137,11 @@ fn dense_similarity_orders_the_named_documents_and_never_unnames_the_first() {
     assert_eq!(before.len(), 2);
 
     // A query naming one document has no candidates: nothing to order.
-    assert!(index.rank("How did AMD's gross margin change in 2015?").dense_candidates().is_empty());
-    assert!(index.rank("revenue growth").dense_candidates().is_empty(), "names none");
+    assert!(index
+        .rank("How did AMD's gross margin change in 2015?", NameEvidence::All)
+        .dense_candidates()
+        .is_empty());
+    assert!(index.rank("revenue growth", NameEvidence::All).dense_candidates().is_empty(), "names none");
 }
 
 fn papers() -> DocumentIndex {
@@ -169,7 +176,7 @@ fn a_quoted_title_is_a_name_and_a_quoted_passage_is_not() {
 fn without_names_drops_the_quoted_title_or_the_naming_words_and_nothing_else() {
     let index = papers();
     let q = "In the paper \"Neural Machine Translation of Rare Words\": Which rare words do they translate?";
-    let ranking = index.rank(q);
+    let ranking = index.rank(q, NameEvidence::All);
     let titles = vec!["Neural Machine Translation of Rare Words".to_string()];
     let rest = index.without_names(q, ranking.shortlist(), &titles);
     assert_eq!(
@@ -179,8 +186,48 @@ fn without_names_drops_the_quoted_title_or_the_naming_words_and_nothing_else() {
 
     let filings = filings();
     let q = "What was MGM Resorts' FY2020 revenue?";
-    let ranking = filings.rank(q);
+    let ranking = filings.rank(q, NameEvidence::All);
     assert_eq!(filings.without_names(q, ranking.shortlist(), &[]), "What was FY2020 revenue?");
     let q = "What is the revenue of the state?";
-    assert_eq!(filings.without_names(q, filings.rank(q).shortlist(), &[]), q, "names nothing: unchanged");
+    assert_eq!(
+        filings.without_names(q, filings.rank(q, NameEvidence::All).shortlist(), &[]),
+        q,
+        "names nothing: unchanged"
+    );
+}
+
+/// Pages of a web documentation site: each is named by a topic that the others' first
+/// pages use too, so a query holding that topic names its page weakly; a company named by
+/// a filing alone is named firmly.
+#[test]
+fn a_topic_many_profiles_hold_names_weakly_and_a_company_firmly() {
+    let pages = DocumentIndex::new(&[
+        summary("auth", "Authentication", "", "set up authentication for the API with tokens"),
+        summary("tokens", "API tokens", "", "tokens carry authentication; rotate them"),
+        summary("oauth", "OAuth apps", "", "authentication through OAuth apps and tokens"),
+        summary("limits", "Rate limits", "", "requests per minute for each token"),
+    ]);
+    for rule in [NameEvidence::All, NameEvidence::Any] {
+        let ranking = pages.rank("How do I set up authentication with tokens?", rule);
+        let auth = ranking.hits.iter().find(|h| h.doc.as_str() == "auth").unwrap();
+        assert!(auth.named, "{ranking:?}");
+        assert!(auth.evidence < 0.25, "a topic three of four pages use: {}", auth.evidence);
+    }
+    // "API tokens": two pages hold "api", every page "token".
+    let all = pages.rank("Which API tokens expire?", NameEvidence::All);
+    let any = pages.rank("Which API tokens expire?", NameEvidence::Any);
+    let tokens = |r: &DocumentRanking| r.hits.iter().find(|h| h.doc.as_str() == "tokens").unwrap().evidence;
+    assert_eq!(tokens(&all), 0.0);
+    assert!((tokens(&any) - 0.5).abs() < 1e-6, "{}", tokens(&any));
+
+    let ranking = filings().rank("What was Foot Locker's FY2022 revenue?", NameEvidence::All);
+    let fl = &ranking.hits[0];
+    assert_eq!((fl.doc.as_str(), fl.named), ("fl22", true));
+    assert!(fl.evidence > 0.99, "a company one filing holds: {}", fl.evidence);
+    // Two filings share the company's name: both are named, and firmly.
+    let mgm = filings().rank("What was MGM Resorts' revenue?", NameEvidence::All);
+    assert!(mgm.hits.iter().filter(|h| h.named).all(|h| h.evidence > 0.99), "{mgm:?}");
+    assert_eq!(mgm.hits.iter().filter(|h| h.named).count(), 2, "{mgm:?}");
+    let none = filings().rank("What was the revenue?", NameEvidence::All);
+    assert!(none.hits.iter().all(|h| h.evidence == 0.0), "{none:?}");
 }
