@@ -98,7 +98,9 @@ impl Sessions {
                 .filter(|(_, e)| e.used.elapsed() >= self.idle)
                 .map(|(id, _)| id.clone())
                 .collect();
-            idle.iter().for_each(|id| drop(table.open.remove(id)));
+            for id in &idle {
+                table.open.remove(id);
+            }
             idle
         };
         for id in &expired {
