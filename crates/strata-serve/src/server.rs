@@ -109,10 +109,10 @@ pub async fn serve(
 }
 
 /// Accepts connections until `shutdown`, and returns the connections still open, told to
-/// close once their request in flight is answered. Each is served by hyper's HTTP/1 with a timer, so a client must send a request's
-/// line and headers within `header_timeout` or be disconnected: `axum::serve` sets no timer,
-/// and a client sending one header line every few seconds held its connection forever,
-/// before any API key was checked.
+/// close once their request in flight is answered. Each is served by hyper's HTTP/1 with a
+/// timer, so a client must send a request's line and headers within `header_timeout` or be
+/// disconnected: `axum::serve` sets no timer, and a client sending one header line every few
+/// seconds held its connection forever, before any API key was checked.
 async fn serve_connections(
     listener: tokio::net::TcpListener,
     app: Router,
