@@ -90,7 +90,7 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
 }
 
 /// What a file that is not a regular one is, in words.
-pub fn kind_of(kind: &std::fs::FileType) -> &'static str {
+fn kind_of(kind: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;

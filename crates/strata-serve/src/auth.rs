@@ -32,10 +32,16 @@ impl Keys {
         self.0.is_empty()
     }
 
-    /// The scope of `candidate`, or `None` when it is not one of the keys. Every key is
-    /// compared, and the scopes are gathered without a branch on any comparison.
-    pub fn scope_of(&self, candidate: &str) -> Option<KeyScope> {
+    /// The scope of `candidate` (`None` when it is not one of the keys) and the caller it
+    /// names, from one hash of it. Every key is compared, and the scopes are gathered without
+    /// a branch on any comparison.
+    fn check(&self, candidate: &str) -> (Option<KeyScope>, Caller) {
         let hash = blake3::hash(candidate.as_bytes());
+        let caller = Caller(u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes")));
+        (self.scope_of_hash(&hash), caller)
+    }
+
+    fn scope_of_hash(&self, hash: &blake3::Hash) -> Option<KeyScope> {
         let (mut read, mut write) = (Choice::from(0u8), Choice::from(0u8));
         for (key, scope) in &self.0 {
             let equal = key.ct_eq(hash.as_bytes());
@@ -81,13 +87,6 @@ fn read_only(method: &Method, path: &str) -> Response {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Caller(u64);
 
-impl Caller {
-    fn of(key: &str) -> Caller {
-        let hash = blake3::hash(key.as_bytes());
-        Caller(u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes")))
-    }
-}
-
 /// Middleware: lets a request through with a valid key (or when none is configured), its
 /// [`Caller`] in the request's extensions.
 pub async fn require_key(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
@@ -103,7 +102,7 @@ pub async fn require_key(State(state): State<AppState>, mut request: Request, ne
     let Some(given) = given else {
         return unauthorized("this server needs an API key: send Authorization: Bearer KEY");
     };
-    let (scope, caller) = (state.keys.scope_of(given), Caller::of(given));
+    let (scope, caller) = state.keys.check(given);
     request.extensions_mut().insert(caller);
     match scope {
         Some(KeyScope::Write) => next.run(request).await,
@@ -159,12 +158,12 @@ mod tests {
     #[test]
     fn only_configured_keys_pass() {
         let keys = keys(&["k-0123456789abcdef", "read:k-fedcba9876543210"]);
-        assert_eq!(keys.scope_of("k-0123456789abcdef"), Some(KeyScope::Write));
-        assert_eq!(keys.scope_of("k-fedcba9876543210"), Some(KeyScope::Read));
+        assert_eq!(keys.check("k-0123456789abcdef").0, Some(KeyScope::Write));
+        assert_eq!(keys.check("k-fedcba9876543210").0, Some(KeyScope::Read));
         for bad in
             ["", "k-0123456789abcde", "k-0123456789abcdefX", "K-0123456789ABCDEF", "read:k-fedcba9876543210"]
         {
-            assert_eq!(keys.scope_of(bad), None, "{bad:?}");
+            assert_eq!(keys.check(bad).0, None, "{bad:?}");
         }
         assert!(Keys::new(&[]).is_open());
     }

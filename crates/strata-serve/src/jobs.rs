@@ -268,16 +268,15 @@ impl Jobs {
                 Some(upload) => {
                     job.state = JobState::Queued;
                     job.note = Some("taken up again after the server restarted".into());
-                    let within = Roots::new(&[upload.parent().unwrap_or(Path::new(".")).to_path_buf()]);
-                    match within {
+                    match crate::uploads::confine(upload) {
                         Ok(within) => runs.push(Run {
                             id: job.id.clone(),
                             inputs: job.inputs.clone(),
                             force: job.force,
-                            within: Arc::new(within),
+                            within,
                             upload: Some(upload.clone()),
                         }),
-                        Err((dir, e)) => fail(job, format!("the uploads folder {} cannot be read: {e}", dir.display())),
+                        Err(why) => fail(job, why),
                     }
                 }
                 None if entry.upload.is_some() => {

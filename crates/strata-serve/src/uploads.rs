@@ -4,6 +4,18 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
+
+use strata_engine::ingest::Roots;
+
+/// The one root an upload's job may read from: the folder `upload` is staged in. The error
+/// names the folder.
+pub fn confine(upload: &Path) -> Result<Arc<Roots>, String> {
+    let dir = upload.parent().unwrap_or(Path::new(".")).to_path_buf();
+    Roots::new(&[dir])
+        .map(Arc::new)
+        .map_err(|(dir, e)| format!("the uploads folder {} cannot be read: {e}", dir.display()))
+}
 
 /// Removes every file of `dir` whose source path (as a document would record it) is not in
 /// `keep`; each removal is logged. A missing folder is nothing to sweep.

@@ -56,13 +56,6 @@ impl Named {
 }
 
 impl Stage<'_> {
-    /// Whether quoted phrases that are a document's name are read as naming it rather than
-    /// searched as phrases: in the modes whose documents stage reads names
-    /// (`[search] title_phrases`).
-    fn reads_titles(&self, req: &SearchRequest) -> bool {
-        self.config.title_phrases && self.ranks(req)
-    }
-
     /// Whether the stage ranks documents for `req`: in the modes that use them, unless the
     /// request filters to one document already or the index holds one.
     fn ranks(&self, req: &SearchRequest) -> bool {
@@ -72,9 +65,11 @@ impl Stage<'_> {
             && self.index.len() >= 2
     }
 
-    /// Marks the quoted phrases of `plan` that are a document's name as titles.
+    /// Marks the quoted phrases of `plan` that are a document's name as titles, read as
+    /// naming it rather than searched as phrases: in the searches whose documents stage
+    /// ranks (`[search] title_phrases`).
     pub fn read_titles(&self, req: &SearchRequest, plan: &mut Plan) {
-        if self.reads_titles(req) {
+        if self.config.title_phrases && self.ranks(req) {
             plan.set_titles(|p| self.index.is_title(p));
         }
     }

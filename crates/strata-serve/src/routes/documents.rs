@@ -188,9 +188,8 @@ async fn store_upload(
             .and_then(|mut tmp| write(&mut tmp).map(|()| tmp))
             .and_then(|tmp| tmp.persist(&path).map_err(|e| e.error))
             .map_err(|e| ApiError::internal(format!("writing {}: {e}", path.display())))?;
-        let within = Roots::new(std::slice::from_ref(&dir))
-            .map_err(|(dir, e)| ApiError::internal(format!("{}: {e}", dir.display())))?;
-        Ok((path, Arc::new(within)))
+        let within = crate::uploads::confine(&path).map_err(ApiError::internal)?;
+        Ok((path, within))
     })
     .await
 }

@@ -98,8 +98,6 @@ impl<R: AsyncRead + Unpin> AsyncRead for Checked<R> {
 
 #[cfg(test)]
 mod tests {
-    use tokio::io::AsyncReadExt;
-
     use super::*;
 
     fn checked(bytes: &'static [u8], of: &[u8]) -> Checked<&'static [u8]> {
