@@ -31,13 +31,14 @@ import argparse
 import json
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import SessionNotCreatedException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -49,16 +50,34 @@ class Check(Exception):
     pass
 
 
-def browser(args):
-    opts = Options()
-    opts.binary_location = args.chrome
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-              "--window-size=1400,1000", "--force-device-scale-factor=1"]:
-        opts.add_argument(a)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=args.driver), options=opts)
-    driver.set_script_timeout(30)
-    return driver
+def browser(args, attempts=3):
+    """Chromium under chromedriver, each attempt with a fresh profile in the work folder. A
+    browser that exits while starting is tried again (CI once saw "Chrome instance exited" on
+    the second launch of a run), with chromedriver's log printed; the last failure is raised."""
+    for attempt in range(1, attempts + 1):
+        opts = Options()
+        opts.binary_location = args.chrome
+        profile = tempfile.mkdtemp(prefix="chrome-profile-", dir=args.work)
+        for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                  "--window-size=1400,1000", "--force-device-scale-factor=1",
+                  f"--user-data-dir={profile}"]:
+            opts.add_argument(a)
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        log = Path(args.work) / f"chromedriver-{attempt}.log"
+        try:
+            driver = webdriver.Chrome(service=Service(executable_path=args.driver, log_output=str(log)),
+                                      options=opts)
+        except SessionNotCreatedException as e:
+            print(f"ui-check: the browser did not start (attempt {attempt} of {attempts}): {e.msg}")
+            lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+            for line in lines[-15:]:
+                print(f"  chromedriver: {line}")
+            if attempt == attempts:
+                raise
+            time.sleep(2 * attempt)
+            continue
+        driver.set_script_timeout(30)
+        return driver
 
 
 def wait(driver, what, timeout=30):
