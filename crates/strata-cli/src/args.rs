@@ -230,7 +230,8 @@ pub struct EvalArgs {
     /// and `@key=value` to change a search setting for it (`hybrid@dense=2`,
     /// `hybrid@fusion=weighted`, `hierarchical@headings=0`: leg weights, fusion, rrf_k, document_k,
     /// per_section, capped_span, heading_span, heading_scope=all|named|distinct,
-    /// title_phrases=0|1, name_evidence=off|all|any, drop_names=off|titles|all); `@highlights=dense` or
+    /// title_phrases=0|1, name_evidence=off|all|any, leg_evidence=off|shape,
+    /// drop_names=off|titles|all); `@highlights=dense` or
     /// `lexical` also judges each hit's highlighted sentences against span gold
     /// (`highlight_p@1`, `highlight_p@3`), `@highlight_sentences=N` bounding the sentences a
     /// search embeds.

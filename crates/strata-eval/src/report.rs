@@ -329,16 +329,35 @@ pub fn html(report: &Report, charts: &[String]) -> String {
     out
 }
 
-/// Writes `report.json`, `report.md`, `report.html` and the charts into `dir`; returns the
-/// paths written.
+/// Each row's per-query metrics, one JSON object a line.
+fn per_query(report: &Report) -> String {
+    let mut out = String::new();
+    for row in &report.rows {
+        for (id, metrics) in &row.per_query {
+            let line = serde_json::json!({
+                "ingest": row.ingest, "strategy": row.strategy, "id": id, "metrics": metrics,
+            });
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Writes `report.json`, `report.md`, `report.html`, `queries.jsonl` (one line per row and
+/// scored query: `{"ingest", "strategy", "id", "metrics"}` with the metrics at 10, to see
+/// which questions a change moved) and the charts into `dir`; returns the paths written.
 pub fn write(report: &Report, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
     let charts = chart::write(report, dir)?;
     let json = serde_json::to_string_pretty(report).map_err(|e| Error::Internal(e.to_string()))?;
     let mut written = Vec::new();
-    for (name, body) in
-        [("report.json", json), ("report.md", markdown(report)), ("report.html", html(report, &charts))]
-    {
+    for (name, body) in [
+        ("report.json", json),
+        ("report.md", markdown(report)),
+        ("report.html", html(report, &charts)),
+        ("queries.jsonl", per_query(report)),
+    ] {
         let path = dir.join(name);
         std::fs::write(&path, body).map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
         written.push(path);

@@ -103,6 +103,10 @@ impl Strategy {
                     c.name_evidence =
                         strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
                 }
+                "leg_evidence" => {
+                    c.leg_evidence =
+                        strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
+                }
                 "drop_names" => {
                     c.drop_names = match value.as_str() {
                         "0" => strata_core::config::NameDrop::Off,
@@ -140,7 +144,7 @@ impl Strategy {
 /// The settings a strategy may change, as its error lists them.
 const SETTINGS: &str =
     "keyword, exact, dense, headings, sections, documents, documents_dense, fusion, rrf_k, document_k, \
-     per_section, capped_span, heading_span, heading_scope (all or named), title_phrases (0 or 1), name_evidence (off, all or any), drop_names (off, titles or all; 0 is off, 1 all), highlights \
+     per_section, capped_span, heading_span, heading_scope (all or named), title_phrases (0 or 1), name_evidence (off, all or any), leg_evidence (off or shape), drop_names (off, titles or all; 0 is off, 1 all), highlights \
      or highlight_sentences";
 
 /// What to run.
@@ -204,6 +208,10 @@ pub struct Row {
     pub metrics: BTreeMap<String, f64>,
     /// Milliseconds per search stage.
     pub latency_ms: BTreeMap<String, Percentiles>,
+    /// Each scored query's id and its metrics at 10, in query order: written to
+    /// `queries.jsonl` beside the report, not into it.
+    #[serde(skip)]
+    pub per_query: Vec<(String, BTreeMap<String, f64>)>,
 }
 
 /// Everything a run found.
@@ -410,6 +418,7 @@ fn run_strategy(
         first_error: None,
         metrics: BTreeMap::new(),
         latency_ms: BTreeMap::new(),
+        per_query: Vec::new(),
     };
     if strategy.rerank && searcher.reranker().is_none() {
         row.refused = Some(
@@ -443,7 +452,7 @@ fn run_strategy(
                 if judged.highlights.is_some() {
                     scores.extend(judge::score_highlights(gold, &hits));
                 }
-                tally(&mut row, &mut sums, scores);
+                tally(&mut row, &mut sums, &query.id, scores);
             }
             Err(e) if i == 0 && matches!(e, Error::User(_)) => {
                 // The mode cannot run on this index at all (not built, no vectors, …).
@@ -454,7 +463,7 @@ fn run_strategy(
                 // A failed query scores zero, so failures never flatter a strategy.
                 row.failed += 1;
                 row.first_error.get_or_insert_with(|| format!("query {}: {e}", query.id));
-                tally(&mut row, &mut sums, judge::score(gold, &[], set, doc_number, &KS));
+                tally(&mut row, &mut sums, &query.id, judge::score(gold, &[], set, doc_number, &KS));
             }
         }
         progress.step(&query.id);
@@ -464,10 +473,13 @@ fn run_strategy(
     row
 }
 
-/// Adds one query's metrics to the row's running sums.
-fn tally(row: &mut Row, sums: &mut BTreeMap<String, (f64, usize)>, scores: Vec<(String, f64)>) {
+/// Adds one query's metrics to the row's running sums, and its metrics at 10 to the row's
+/// per-query list.
+fn tally(row: &mut Row, sums: &mut BTreeMap<String, (f64, usize)>, id: &str, scores: Vec<(String, f64)>) {
     if !scores.is_empty() {
         row.scored += 1;
+        let at_10 = scores.iter().filter(|(name, _)| name.ends_with("@10")).cloned().collect();
+        row.per_query.push((id.to_string(), at_10));
     }
     for (name, value) in scores {
         let entry = sums.entry(name).or_insert((0.0, 0));

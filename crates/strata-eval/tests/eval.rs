@@ -258,9 +258,16 @@ fn reports_are_written_with_charts() {
     let written = strata_eval::report::write(&report, &out).unwrap();
     let names: Vec<String> =
         written.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
-    for name in
-        ["report.json", "report.md", "report.html", "recall.svg", "recall.png", "latency.svg", "latency.png"]
-    {
+    for name in [
+        "report.json",
+        "report.md",
+        "report.html",
+        "queries.jsonl",
+        "recall.svg",
+        "recall.png",
+        "latency.svg",
+        "latency.png",
+    ] {
         assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
     }
     let png = std::fs::read(out.join("recall.png")).unwrap();
@@ -275,6 +282,20 @@ fn reports_are_written_with_charts() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(json["rows"][0]["strategy"], "keyword");
+    assert!(json["rows"][0].get("per_query").is_none(), "the per-query metrics stay out of report.json");
+    // One line per row and scored query, its metrics at 10 only; their means are the row's.
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(out.join("queries.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let scored: usize = report.rows.iter().map(|r| r.scored).sum();
+    assert_eq!(lines.len(), scored);
+    let keyword: Vec<&serde_json::Value> = lines.iter().filter(|l| l["strategy"] == "keyword").collect();
+    assert!(keyword.iter().all(|l| l["metrics"].as_object().unwrap().keys().all(|k| k.ends_with("@10"))));
+    let mean =
+        keyword.iter().map(|l| l["metrics"]["mrr@10"].as_f64().unwrap()).sum::<f64>() / keyword.len() as f64;
+    assert!((mean - metric(&report, "auto", "keyword", "mrr@10")).abs() < 1e-9);
 }
 
 #[test]

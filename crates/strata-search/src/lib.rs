@@ -6,6 +6,8 @@
 //!   hierarchical mode the section legs), the dense legs on their own thread.
 //! - [`fuse`]: reciprocal rank fusion (k = 60, weights per leg) behind the [`fuse::Fusion`]
 //!   trait, and relative score fusion ([`fuse::WeightedScore`]); identifier hits pinned first.
+//!   [`weigh`] first scales the keyword and dense weights by how firmly each list commits to
+//!   its top (`[search] leg_evidence`).
 //! - [`rerank`]: the top fused candidates reordered by a [`strata_embed::rerank::Reranker`]
 //!   (a local cross-encoder, a rerank API, or a chat model listwise).
 //! - [`hierarchy`]: hierarchical mode lifts the chunks of the sections whose headings the
@@ -51,6 +53,7 @@ pub mod rerank;
 pub mod response;
 pub mod retrieve;
 pub mod search;
+pub mod weigh;
 pub mod within;
 
 pub use request::{Expand, Mode, Order, SearchRequest};

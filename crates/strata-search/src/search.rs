@@ -28,7 +28,7 @@ use crate::request::{Mode, SearchRequest};
 use crate::response::{SearchResponse, Timings};
 use crate::retrieve::{ms_since, timed, Legs, Retrieved, LEG_DEPTH};
 use crate::within::Within;
-use crate::{assemble, fetch, hierarchy, highlight, rerank};
+use crate::{assemble, fetch, hierarchy, highlight, rerank, weigh};
 
 /// What a searcher reads from its store once (a server: once per commit): the defined terms
 /// the plan stage looks for, and the document profiles the documents stage ranks.
@@ -199,7 +199,7 @@ impl<'s> Searcher<'s> {
             ),
             None => (Cow::Borrowed(req), Cow::Borrowed(&plan)),
         };
-        let retrieved = self.legs(shortlist, named.vector.as_deref()).retrieve(
+        let mut retrieved = self.legs(shortlist, named.vector.as_deref()).retrieve(
             &legs_req,
             &legs_plan,
             LEG_DEPTH.max(req.k),
@@ -207,6 +207,7 @@ impl<'s> Searcher<'s> {
         )?;
         let lifts = named.lifts(self.fusion.as_ref(), self.config.weights.documents);
         let (mut fused, fuse_ms) = timed(|| {
+            weigh::weigh(&mut retrieved.lists, self.config.leg_evidence);
             let mut fused = self.fusion.fuse(&retrieved.lists);
             fuse::lift_documents(&mut fused, &lifts);
             fused

@@ -35,8 +35,8 @@ pub use models::{ChatConfig, Price, CHAT_PROVIDERS};
 pub use names::parse_in;
 pub use rerank::{RerankConfig, RerankKind, MAX_CANDIDATES, RERANK_KINDS};
 pub use search::{
-    FusionKind, HeadingScope, LegWeights, Mode, NameDrop, NameEvidence, Order, SearchConfig, FUSIONS,
-    MAX_BUDGET, MAX_DENSE_HIGHLIGHT_SENTENCES, MAX_K, MODES, ORDERS,
+    FusionKind, HeadingScope, LegEvidence, LegWeights, Mode, NameDrop, NameEvidence, Order, SearchConfig,
+    FUSIONS, MAX_BUDGET, MAX_DENSE_HIGHLIGHT_SENTENCES, MAX_K, MODES, ORDERS,
 };
 pub use serve::{ApiKey, KeyScope, ServeConfig};
 pub use store::{KeywordRanking, StoreConfig, StoreKind, STORE_KINDS};
