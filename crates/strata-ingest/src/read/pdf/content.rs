@@ -111,6 +111,10 @@ pub struct Interpreter<'d> {
     /// Forms drawn and operators run on the current page, against the page budgets.
     forms: usize,
     operations: usize,
+    /// Operators run per page at most ([`MAX_OPERATIONS`] unless a test sets fewer).
+    max_operations: usize,
+    /// Why the current page was cut short, when a page budget stopped it.
+    pub cut: Option<String>,
     /// The forms being drawn (a form that draws itself is skipped).
     open_forms: Vec<*const lopdf::Stream>,
     /// Problems met (bad operands are skipped, not fatal).
@@ -127,9 +131,24 @@ impl<'d> Interpreter<'d> {
             glyphs: Vec::new(),
             forms: 0,
             operations: 0,
+            max_operations: MAX_OPERATIONS,
+            cut: None,
             open_forms: Vec::new(),
             warnings: Vec::new(),
         }
+    }
+
+    /// This interpreter with a page budget of `max` operators instead of [`MAX_OPERATIONS`].
+    #[cfg(test)]
+    pub fn with_max_operations(mut self, max: usize) -> Self {
+        self.max_operations = max;
+        self
+    }
+
+    /// Operators parsed on the current page so far.
+    #[cfg(test)]
+    pub fn operations(&self) -> usize {
+        self.operations
     }
 
     /// The glyphs of page `page_id`, in content order, in display space: `to_display` maps
@@ -138,6 +157,7 @@ impl<'d> Interpreter<'d> {
         self.glyphs.clear();
         self.forms = 0;
         self.operations = 0;
+        self.cut = None;
         let doc = self.doc;
         let mut dicts = Vec::new();
         if let Ok((direct, ids)) = doc.get_page_resources(page_id) {
@@ -159,29 +179,33 @@ impl<'d> Interpreter<'d> {
         std::mem::take(&mut self.glyphs)
     }
 
+    /// Runs one content stream, its operators parsed one at a time: a page stops at its
+    /// operator budget as the operators are read, with the text before it kept, and a
+    /// stream that fails to parse keeps the text before the failure.
     fn run(&mut self, content: &[u8], resources: &Resources<'d>, start: State, depth: usize) {
-        let ops = match Content::decode(content) {
-            Ok(c) => c.operations,
-            Err(e) => {
-                self.warnings
-                    .push(format!("a content stream could not be parsed ({e}); its text is missing"));
-                return;
-            }
-        };
         let mut gs = start;
         let mut stack: Vec<State> = Vec::new();
         let (mut tm, mut tlm) = (M::ID, M::ID);
         let doc = self.doc;
-        let before = self.operations;
-        self.operations += ops.len();
-        if self.operations > MAX_OPERATIONS {
-            if before <= MAX_OPERATIONS {
-                self.warnings
-                    .push(format!("a page has more than {MAX_OPERATIONS} operators; the rest is cut"));
+        for op in Content::decode_iter(content) {
+            if self.cut.is_some() {
+                return;
             }
-            return;
-        }
-        for op in &ops {
+            let op = match op {
+                Ok(op) => op,
+                Err(e) => {
+                    self.warnings.push(format!(
+                        "a content stream could not be parsed past operator {} ({e}); its text from there is missing",
+                        self.operations
+                    ));
+                    return;
+                }
+            };
+            self.operations += 1;
+            if self.operations > self.max_operations {
+                self.cut = Some(format!("it has more than {} operators", self.max_operations));
+                return;
+            }
             let f = |i: usize| op.operands.get(i).and_then(|o| o.as_float().ok()).unwrap_or(0.0);
             match op.operator.as_str() {
                 "q" if stack.len() < MAX_SAVES => stack.push(gs.clone()),
@@ -269,10 +293,7 @@ impl<'d> Interpreter<'d> {
                     }
                     self.forms += 1;
                     if self.forms > MAX_FORMS {
-                        if self.forms == MAX_FORMS + 1 {
-                            self.warnings
-                                .push(format!("a page draws more than {MAX_FORMS} forms; the rest is cut"));
-                        }
+                        self.cut = Some(format!("it draws more than {MAX_FORMS} forms"));
                         return;
                     }
                     let data = match form.decompressed_content_with_limit(MAX_FORM_BYTES) {
@@ -304,7 +325,7 @@ impl<'d> Interpreter<'d> {
                 _ => {}
             }
             if self.glyphs.len() >= MAX_GLYPHS {
-                self.warnings.push(format!("a page has more than {MAX_GLYPHS} glyphs; the rest is cut"));
+                self.cut = Some(format!("it has more than {MAX_GLYPHS} glyphs"));
                 return;
             }
         }

@@ -197,6 +197,10 @@ fn lay_out(
         };
         let (to_display, height) = page_space(doc, id);
         let glyphs = interpreter.page(id, &content, to_display);
+        warnings.extend(interpreter.warnings.drain(..).map(|w| format!("page {number}: {w}")));
+        if let Some(why) = interpreter.cut.take() {
+            warnings.push(format!("page {number} is cut short: {why}; the text read before that is kept"));
+        }
         let scanned = glyphs.iter().all(|g| g.rotated || g.text.trim().is_empty());
         let ocr_it = match mode {
             ocr::OcrMode::Force => true,
@@ -212,7 +216,6 @@ fn lay_out(
             laid.push(PageLines { lines, height });
         }
     }
-    warnings.append(&mut interpreter.warnings);
     if rotated > 0 {
         tracing::debug!(rotated, "rotated glyphs (margin text) left out");
     }

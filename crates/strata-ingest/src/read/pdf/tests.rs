@@ -255,6 +255,42 @@ fn regression_a_form_that_draws_itself_is_drawn_once() {
     assert_eq!(parsed.text, "drawn\n");
 }
 
+/// A 17 KB PDF whose one page is a line of text and then `q Q` four million times took
+/// 4.7 GB: the whole stream was parsed into operators before the operator cap was checked,
+/// and the page's text was then dropped. Operators are now counted as they are parsed.
+#[test]
+fn regression_a_content_stream_of_millions_of_operators_is_parsed_only_to_the_cap() {
+    let content = lines(72.0, 700.0, &["Text before the bomb."]) + &"q Q\n".repeat(50_000);
+    let doc = pdf(&[content]);
+    let page = doc.get_pages()[&1];
+    let stream = doc.get_page_content(page);
+    let mut interpreter = super::content::Interpreter::new(&doc).with_max_operations(1_000);
+    let glyphs = interpreter.page(page, &stream, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    let text: String = glyphs.iter().map(|g| g.text.as_str()).collect();
+    assert_eq!(text, "Text before the bomb.", "the text before the cap is kept");
+    assert_eq!(interpreter.operations(), 1_001, "parsing stops at the first operator past the cap");
+    assert_eq!(interpreter.cut.as_deref(), Some("it has more than 1000 operators"));
+    // The next page starts with a full budget.
+    let glyphs = interpreter.page(page, b"BT /F1 10 Tf 72 700 Td (Next) Tj ET", [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    assert_eq!(glyphs.len(), 4);
+    assert!(interpreter.cut.is_none());
+}
+
+/// A content stream that fails to parse half way kept none of its text; it keeps what came
+/// before the failure, and says where it stopped.
+#[test]
+fn regression_a_stream_broken_half_way_keeps_the_text_before_the_break() {
+    // An inline image of a colour space lopdf does not know, and no `EI` after its data.
+    let content = lines(72.0, 700.0, &["Kept line."]) + "BI /W 4 /H 4 /CS /Foo /BPC 8 ID xxxx";
+    let parsed = read(&bytes(pdf(&[content]))).unwrap();
+    assert_eq!(parsed.text, "Kept line.\n");
+    assert!(
+        parsed.warnings.iter().any(|w| w.starts_with("page 1: a content stream could not be parsed past operator")),
+        "{:?}",
+        parsed.warnings
+    );
+}
+
 #[test]
 fn regression_a_page_labels_tree_that_contains_itself_is_walked_once() {
     let doc = build(&[lines(72.0, 700.0, &["one"])], dictionary! {}, |doc, _| {
