@@ -125,17 +125,26 @@ fn regression_heading_bomb_keeps_max_sections_and_every_word() {
 
 /// A PDF of six pages holding only a running header and a page number.
 fn furniture_only_pdf() -> Vec<u8> {
-    let pages = 6;
+    let pages: Vec<String> = (0..6)
+        .map(|i| {
+            format!(
+                "BT /F1 10 Tf 72 760 Td (ACME CORPORATION ANNUAL REPORT) Tj ET BT /F1 10 Tf 300 40 Td ({}) Tj ET",
+                i + 1
+            )
+        })
+        .collect();
+    pdf_of(&pages)
+}
+
+/// A PDF with one page per content stream, Helvetica as `/F1`.
+fn pdf_of(contents: &[String]) -> Vec<u8> {
+    let pages = contents.len();
     let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
     let mut objects = vec![
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
         format!("<< /Type /Pages /Kids [{}] /Count {pages} >>", kids.join(" ")),
     ];
-    for i in 0..pages {
-        let content = format!(
-            "BT /F1 10 Tf 72 760 Td (ACME CORPORATION ANNUAL REPORT) Tj ET BT /F1 10 Tf 300 40 Td ({}) Tj ET",
-            i + 1
-        );
+    for (i, content) in contents.iter().enumerate() {
         objects.push(format!(
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R /Resources << /Font << /F1 {} 0 R >> >> >>",
             4 + 2 * i,
@@ -160,6 +169,30 @@ fn furniture_only_pdf() -> Vec<u8> {
         objects.len() + 1
     ));
     out.into_bytes()
+}
+
+/// Issue 53: a 17 KB PDF of one page, a line of text and then `q Q` four million times,
+/// took 4.7 GB and lost its text (the page was OCR'd as a scan, or with OCR off refused as
+/// one). Operators are counted as they are parsed: past `[ingest] max_page_operators` the
+/// page is cut, its text before kept and found, and the report names the page and the
+/// setting.
+#[test]
+fn regression_a_page_of_millions_of_operators_is_cut_at_the_setting_and_keeps_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let page =
+        format!("BT /F1 12 Tf 72 720 Td (Quuxbomb text before the saves.) Tj ET\n{}", "q Q\n".repeat(20_000));
+    fs::write(dir.path().join("bomb.pdf"), pdf_of(&[page])).unwrap();
+    let index = dir.path().join("index");
+    let env = [("STRATA_INGEST_MAX_PAGE_OPERATORS", "1000"), ("STRATA_INGEST_OCR", "off")];
+    let out = common::strata_env(&index, &["--json", "ingest", dir.path().to_str().unwrap()], &env);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("page 1 is cut short: it has more than 1000 operators ([ingest] max_page_operators)"),
+        "{report}"
+    );
+    let hits = json(&index, &["search", "quuxbomb", "--mode", "keyword"]);
+    assert!(hits["hits"][0]["text"].as_str().unwrap_or_default().contains("Quuxbomb text"), "{hits}");
 }
 
 /// Issue 23: such a PDF was "ingested" with 0 chunks and no word of warning, and then found

@@ -15,7 +15,7 @@ use crate::enrich::{enrich, Enrichment};
 use crate::identity::{identify, title_is_placeholder};
 use crate::open::{self, Roots};
 use crate::read::pdf::ocr::{OcrOptions, PageCache};
-use crate::read::{reader_with, ReadError};
+use crate::read::{reader_with, ReadError, ReadLimits};
 use crate::tokenize::{self, Tokenizer};
 use crate::tree::{build_tree, keep_headings};
 
@@ -26,7 +26,7 @@ pub type Ingested = DocumentRecord;
 pub struct Pipeline {
     chunker: Chunker,
     max_file_bytes: u64,
-    max_sections: usize,
+    limits: ReadLimits,
     metadata: BTreeMap<String, String>,
     ocr: OcrOptions,
     ocr_cache: Option<Arc<dyn PageCache>>,
@@ -45,7 +45,7 @@ impl Pipeline {
         Pipeline {
             chunker: Chunker::new(tokenizer, &config.chunk),
             max_file_bytes: config.ingest.max_file_bytes,
-            max_sections: config.ingest.max_sections,
+            limits: ReadLimits::from_config(&config.ingest),
             metadata: config.ingest.metadata.clone(),
             ocr: OcrOptions::from_config(&config.ingest),
             ocr_cache: None,
@@ -143,7 +143,7 @@ impl Pipeline {
         let reader = reader_with(source.format, &self.ocr, self.ocr_cache.as_ref()).ok_or_else(|| {
             Error::read(&path, format!("{} files are not supported by this build yet", source.format.name()))
         })?;
-        let parsed = catch_unwind(AssertUnwindSafe(|| reader.read(bytes)))
+        let parsed = catch_unwind(AssertUnwindSafe(|| reader.read_with(bytes, &self.limits)))
             .map_err(|_| {
                 Error::read(
                     &path,
@@ -180,12 +180,14 @@ impl Pipeline {
             .or_else(|| identity.title())
             .unwrap_or_else(|| file_stem(&path));
         let mut warnings = parsed.warnings;
-        let (headings, dropped) = keep_headings(parsed.headings, self.max_sections);
+        // Readers keep `max_sections` headings as they read; kept here again for any reader.
+        let (headings, dropped) = keep_headings(parsed.headings, self.limits.max_headings);
+        let dropped = dropped + parsed.dropped_headings;
         if dropped > 0 {
             warnings.push(format!(
                 "{} headings, more than ingest.max_sections ({}): the {dropped} deepest (the last first) are read as text of the section above them; raise [ingest] max_sections to keep them",
                 headings.len() + dropped,
-                self.max_sections
+                self.limits.max_headings
             ));
         }
         let tree = build_tree(&title, text_len, &headings, &pages);

@@ -60,6 +60,11 @@ pub struct IngestConfig {
     /// memory by its text and not by its tree. Default 100,000, far more than any real
     /// document has.
     pub max_sections: usize,
+    /// Content-stream operators read per PDF page. A page past it is cut there, its text
+    /// before kept, with a warning naming the page; it bounds the time and memory a hostile
+    /// page (millions of `q Q`) costs. Default 5,000,000, far more than any real page draws
+    /// (a dense map page: about a million).
+    pub max_page_operators: usize,
     /// Documents written between two commits. A crash loses at most the documents since the
     /// last commit; re-running ingest completes the job. Default 64.
     pub commit_every: usize,
@@ -82,6 +87,7 @@ impl Default for IngestConfig {
         IngestConfig {
             max_file_bytes: 64 * 1024 * 1024,
             max_sections: 100_000,
+            max_page_operators: 5_000_000,
             commit_every: 64,
             metadata: Default::default(),
             ocr: OcrMode::Auto,
@@ -123,6 +129,11 @@ impl IngestConfig {
         }
         if self.max_sections == 0 {
             return Err(Error::user(format!("ingest.max_sections must be at least 1, got 0 ({origin})")));
+        }
+        if self.max_page_operators == 0 {
+            return Err(Error::user(format!(
+                "ingest.max_page_operators must be at least 1, got 0 ({origin})"
+            )));
         }
         if self.commit_every == 0 {
             return Err(Error::user(format!("ingest.commit_every must be at least 1, got 0 ({origin})")));

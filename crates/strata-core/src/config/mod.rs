@@ -107,6 +107,7 @@ impl Config {
         set(get, "STRATA_TOKENIZER_MODEL", &mut self.tokenizer.model, path)?;
         set(get, "STRATA_INGEST_MAX_FILE_BYTES", &mut self.ingest.max_file_bytes, number)?;
         set(get, "STRATA_INGEST_MAX_SECTIONS", &mut self.ingest.max_sections, number)?;
+        set(get, "STRATA_INGEST_MAX_PAGE_OPERATORS", &mut self.ingest.max_page_operators, number)?;
         set(get, "STRATA_INGEST_COMMIT_EVERY", &mut self.ingest.commit_every, number)?;
         set(get, "STRATA_INGEST_OCR", &mut self.ingest.ocr, named)?;
         set(get, "STRATA_INGEST_OCR_LANGUAGES", &mut self.ingest.ocr_languages, text)?;

@@ -7,12 +7,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use limits::{HeadingCap, ReadLimits};
 use strata_core::{Block, Format, SectionNumber, Span};
 
 pub mod decode;
 pub mod docx;
 pub mod html;
 pub mod levels;
+pub mod limits;
 pub mod markdown;
 mod numerals;
 pub mod pdf;
@@ -48,8 +50,11 @@ pub struct Parsed {
     pub page_labels: Vec<Option<String>>,
     /// Top-level blocks, sorted and disjoint.
     pub blocks: Vec<Block>,
-    /// Headings in document order.
+    /// Headings in document order, at most [`ReadLimits::max_headings`].
     pub headings: Vec<HeadingMark>,
+    /// Headings found past [`ReadLimits::max_headings`] and read as text of the section
+    /// above them ([`HeadingCap`]).
+    pub dropped_headings: usize,
     /// Title, when the format says it (front matter, `<title>`, RFC header).
     pub title: Option<String>,
     /// Metadata (front matter).
@@ -159,8 +164,13 @@ pub enum ReadError {
 pub trait Reader: Send + Sync {
     /// The format this reader handles.
     fn format(&self) -> Format;
-    /// Reads one file's bytes.
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError>;
+    /// Reads one file's bytes within `limits`, which the reader checks as it reads.
+    fn read_with(&self, bytes: &[u8], limits: &ReadLimits) -> Result<Parsed, ReadError>;
+
+    /// Reads one file's bytes within the default limits.
+    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+        self.read_with(bytes, &ReadLimits::default())
+    }
 }
 
 /// The reader for a format, PDF pages OCR'd as `ocr` says (those OCR'd before read from

@@ -25,7 +25,8 @@ use super::notes::Notes;
 use super::numbering::{Counters, Numbering, Rendered};
 use super::styles::{NumPr, Styles};
 use super::xml::{child_num, child_val, is, is_w, w_child, MC};
-use crate::read::HeadingMark;
+use crate::read::limits::merge_dropped;
+use crate::read::{HeadingCap, HeadingMark};
 
 /// What the walk reads a document with.
 pub(super) struct Context<'a> {
@@ -35,6 +36,8 @@ pub(super) struct Context<'a> {
     /// Headings come from outline levels (the document has some); otherwise from the
     /// built-in heading styles.
     pub by_outline: bool,
+    /// Headings kept at most ([`HeadingCap`]).
+    pub max_headings: usize,
 }
 
 /// What the walk found.
@@ -43,6 +46,8 @@ pub(super) struct Walked {
     pub text: String,
     pub blocks: Vec<Block>,
     pub headings: Vec<HeadingMark>,
+    /// Headings found past `max_headings`, read as text.
+    pub dropped_headings: usize,
     /// The text of the first run of `Title`-style paragraphs.
     pub title: Option<String>,
 }
@@ -70,7 +75,12 @@ pub(super) fn walk(body: Node<'_, '_>, ctx: &Context<'_>) -> Walked {
     }
     walker.flush_notes(usize::MAX);
     let title = (!walker.title.is_empty()).then(|| walker.title.join(" "));
-    Walked { text: walker.out.text, blocks: walker.out.blocks, headings: walker.out.headings, title }
+    let (headings, dropped_headings) = walker.out.headings.finish();
+    let mut blocks = walker.out.blocks;
+    if dropped_headings > 0 {
+        merge_dropped(&walker.out.text, &mut blocks, &headings);
+    }
+    Walked { text: walker.out.text, blocks, headings, dropped_headings, title }
 }
 
 /// Block-level elements with nothing to read: section properties, deleted or moved-away
@@ -104,15 +114,24 @@ impl Kind {
 }
 
 /// The text being written and the blocks and headings in it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Writer {
     text: String,
     blocks: Vec<Block>,
-    headings: Vec<HeadingMark>,
+    headings: HeadingCap,
     last: Option<Kind>,
 }
 
 impl Writer {
+    fn new(max_headings: usize) -> Writer {
+        Writer {
+            text: String::new(),
+            blocks: Vec::new(),
+            headings: HeadingCap::new(max_headings),
+            last: None,
+        }
+    }
+
     /// Writes one block (non-empty, already normalized) and returns its span.
     fn block(&mut self, kind: Kind, content: &str) -> Span {
         if let Some(last) = self.last {
@@ -162,7 +181,7 @@ impl<'c, 'a> Walker<'c, 'a> {
     fn default_with(ctx: &'c Context<'a>) -> Walker<'c, 'a> {
         Walker {
             ctx,
-            out: Writer::default(),
+            out: Writer::new(ctx.max_headings),
             counters: Counters::default(),
             notes: NoteState::default(),
             title: Vec::new(),

@@ -45,7 +45,7 @@ use self::package::Package;
 pub use self::package::MAX_UNZIPPED_BYTES;
 use self::styles::Styles;
 use self::xml::{is, is_w, DC};
-use super::{Parsed, ReadError, Reader};
+use super::{Parsed, ReadError, ReadLimits, Reader};
 
 /// Word documents (Office Open XML, `.docx`).
 pub struct DocxReader;
@@ -55,10 +55,10 @@ impl Reader for DocxReader {
         Format::Docx
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+    fn read_with(&self, bytes: &[u8], limits: &ReadLimits) -> Result<Parsed, ReadError> {
         // Neither zip nor roxmltree is known to panic, but the reader contract is that
         // nothing does.
-        std::panic::catch_unwind(|| read_docx(bytes, MAX_UNZIPPED_BYTES)).unwrap_or_else(|_| {
+        std::panic::catch_unwind(|| read_docx(bytes, MAX_UNZIPPED_BYTES, limits)).unwrap_or_else(|_| {
             Err(ReadError::Malformed(
                 "the DOCX reader failed on this file; open it in Word or LibreOffice and save it again as .docx"
                     .into(),
@@ -67,8 +67,8 @@ impl Reader for DocxReader {
     }
 }
 
-/// Reads a DOCX package whose parts may unzip to at most `limit` bytes.
-fn read_docx(bytes: &[u8], limit: u64) -> Result<Parsed, ReadError> {
+/// Reads a DOCX package whose parts may unzip to at most `limit` bytes, within `limits`.
+fn read_docx(bytes: &[u8], limit: u64, limits: &ReadLimits) -> Result<Parsed, ReadError> {
     let mut package = Package::open(bytes, limit)?;
     let parts = package.parts()?;
     let Some(document) = package.part(&parts.document)? else {
@@ -136,7 +136,11 @@ fn read_docx(bytes: &[u8], limit: u64) -> Result<Parsed, ReadError> {
             is_w(n, "outlineLvl")
                 && xml::w_attr(n, "val").and_then(|v| v.parse::<u32>().ok()).is_some_and(|l| l < 9)
         });
-    let walked = walk(body, &Context { styles: &styles, numbering: &numbering, notes: &notes, by_outline });
+    let max_headings = limits.max_headings;
+    let walked = walk(
+        body,
+        &Context { styles: &styles, numbering: &numbering, notes: &notes, by_outline, max_headings },
+    );
     if walked.text.trim().is_empty() {
         return Err(ReadError::Empty);
     }
@@ -145,6 +149,7 @@ fn read_docx(bytes: &[u8], limit: u64) -> Result<Parsed, ReadError> {
         text: walked.text,
         blocks: walked.blocks,
         headings: walked.headings,
+        dropped_headings: walked.dropped_headings,
         title,
         warnings,
         ..Parsed::default()

@@ -37,7 +37,8 @@ use strata_core::Format;
 
 pub use self::parse::MAX_DEPTH;
 use self::walk::Walker;
-use super::{decode::decode, levels::refine_unit_levels, Parsed, ReadError, Reader};
+use super::limits::merge_dropped;
+use super::{decode::decode, levels::refine_unit_levels, Parsed, ReadError, ReadLimits, Reader};
 
 /// HTML and XHTML, parsed as browsers do.
 pub struct HtmlReader;
@@ -47,17 +48,17 @@ impl Reader for HtmlReader {
         Format::Html
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+    fn read_with(&self, bytes: &[u8], limits: &ReadLimits) -> Result<Parsed, ReadError> {
         let (source, warnings) = decode(bytes)?;
         // html5ever is not known to panic, but the reader contract is that nothing does.
         let walked = std::panic::catch_unwind(|| {
             let html = parse::parse(&source, MAX_DEPTH)?;
             let title = head_title(&html);
-            let mut walker = Walker::with_capacity(source.len() / 2);
+            let mut walker = Walker::with_capacity(source.len() / 2, limits.max_headings);
             walker.walk(&html);
             Ok((title, walker.finish()))
         });
-        let (title, (text, blocks, mut headings)) = match walked {
+        let (title, (text, mut blocks, (mut headings, dropped_headings))) = match walked {
             Ok(Ok(walked)) => walked,
             Ok(Err(depth)) => return Err(ReadError::TooDeep { depth, limit: MAX_DEPTH }),
             Err(_) => {
@@ -77,7 +78,10 @@ impl Reader for HtmlReader {
         let title =
             leading_h1.or(title).or_else(|| headings.iter().find(|h| h.level == 1).map(|h| h.title.clone()));
         refine_unit_levels(&mut headings);
-        Ok(Parsed { text, blocks, headings, title, warnings, ..Parsed::default() })
+        if dropped_headings > 0 {
+            merge_dropped(&text, &mut blocks, &headings);
+        }
+        Ok(Parsed { text, blocks, headings, dropped_headings, title, warnings, ..Parsed::default() })
     }
 }
 

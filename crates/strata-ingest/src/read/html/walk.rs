@@ -4,7 +4,7 @@
 use scraper::{ElementRef, Html, Node};
 use strata_core::{Block, BlockKind, Span};
 
-use crate::read::HeadingMark;
+use crate::read::{HeadingCap, HeadingMark};
 
 /// What an element does to the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +81,7 @@ struct OpenBlock {
 pub(super) struct Walker {
     out: String,
     blocks: Vec<Block>,
-    headings: Vec<HeadingMark>,
+    headings: HeadingCap,
     stack: Vec<Frame>,
     /// Line breaks owed before the next character (0, 1 or 2).
     pending_break: u8,
@@ -105,11 +105,13 @@ pub(super) struct Walker {
 }
 
 impl Walker {
-    pub(super) fn with_capacity(capacity: usize) -> Walker {
+    /// A walker whose text starts with room for `capacity` bytes and that keeps
+    /// `max_headings` headings at most ([`HeadingCap`]).
+    pub(super) fn with_capacity(capacity: usize, max_headings: usize) -> Walker {
         Walker {
             out: String::with_capacity(capacity),
             blocks: Vec::new(),
-            headings: Vec::new(),
+            headings: HeadingCap::new(max_headings),
             stack: Vec::new(),
             pending_break: 0,
             pending_space: false,
@@ -446,7 +448,7 @@ impl Walker {
         }
     }
 
-    pub(super) fn finish(mut self) -> (String, Vec<Block>, Vec<HeadingMark>) {
+    pub(super) fn finish(mut self) -> (String, Vec<Block>, (Vec<HeadingMark>, usize)) {
         self.close_block();
         let trimmed = self.out.trim_end().len();
         self.out.truncate(trimmed);
@@ -457,7 +459,7 @@ impl Walker {
             block.span.start = block.span.start.min(block.span.end);
         }
         self.blocks.retain(|b| !b.span.is_empty());
-        (self.out, self.blocks, self.headings)
+        (self.out, self.blocks, self.headings.finish())
     }
 }
 

@@ -19,8 +19,6 @@ use super::fonts::Font;
 const MAX_FORM_DEPTH: usize = 8;
 /// Form XObjects drawn per page (a form drawing itself ten times, ten deep, is 10^8 calls).
 const MAX_FORMS: usize = 2_000;
-/// Operators interpreted per page, forms included.
-const MAX_OPERATIONS: usize = 5_000_000;
 /// Glyphs kept per page; a page beyond it is cut (a pathological or hostile stream).
 const MAX_GLYPHS: usize = 2_000_000;
 /// Depth of the `q` stack kept (deeper saves are dropped, as viewers do).
@@ -111,7 +109,7 @@ pub struct Interpreter<'d> {
     /// Forms drawn and operators run on the current page, against the page budgets.
     forms: usize,
     operations: usize,
-    /// Operators run per page at most ([`MAX_OPERATIONS`] unless a test sets fewer).
+    /// Operators run per page at most, forms included (`[ingest] max_page_operators`).
     max_operations: usize,
     /// Why the current page was cut short, when a page budget stopped it.
     pub cut: Option<String>,
@@ -122,8 +120,9 @@ pub struct Interpreter<'d> {
 }
 
 impl<'d> Interpreter<'d> {
-    /// An interpreter for pages of `doc`.
-    pub fn new(doc: &'d Document) -> Self {
+    /// An interpreter for pages of `doc` that reads `max_operations` operators of a page at
+    /// most, forms included.
+    pub fn new(doc: &'d Document, max_operations: usize) -> Self {
         Interpreter {
             doc,
             fonts: HashMap::new(),
@@ -131,18 +130,11 @@ impl<'d> Interpreter<'d> {
             glyphs: Vec::new(),
             forms: 0,
             operations: 0,
-            max_operations: MAX_OPERATIONS,
+            max_operations,
             cut: None,
             open_forms: Vec::new(),
             warnings: Vec::new(),
         }
-    }
-
-    /// This interpreter with a page budget of `max` operators instead of [`MAX_OPERATIONS`].
-    #[cfg(test)]
-    pub fn with_max_operations(mut self, max: usize) -> Self {
-        self.max_operations = max;
-        self
     }
 
     /// Operators parsed on the current page so far.
@@ -203,7 +195,10 @@ impl<'d> Interpreter<'d> {
             };
             self.operations += 1;
             if self.operations > self.max_operations {
-                self.cut = Some(format!("it has more than {} operators", self.max_operations));
+                self.cut = Some(format!(
+                    "it has more than {} operators ([ingest] max_page_operators)",
+                    self.max_operations
+                ));
                 return;
             }
             let f = |i: usize| op.operands.get(i).and_then(|o| o.as_float().ok()).unwrap_or(0.0);

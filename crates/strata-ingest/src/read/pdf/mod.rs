@@ -50,7 +50,8 @@ use std::sync::Arc;
 use lopdf::{Document, Object};
 use strata_core::Format;
 
-use super::{Parsed, ReadError, Reader};
+use super::{Parsed, ReadError, ReadLimits, Reader};
+use crate::tree::keep_headings;
 
 /// Most bytes one page's content streams may inflate to.
 const MAX_PAGE_CONTENT: usize = 64 << 20;
@@ -82,7 +83,7 @@ impl Reader for PdfReader {
         Format::Pdf
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+    fn read_with(&self, bytes: &[u8], limits: &ReadLimits) -> Result<Parsed, ReadError> {
         let head = &bytes[..bytes.len().min(1024)];
         if !head.windows(5).any(|w| w == b"%PDF-") {
             return Err(ReadError::Malformed(
@@ -91,7 +92,7 @@ impl Reader for PdfReader {
             ));
         }
         // lopdf is defensive, but a parser bug on a hostile file must cost that file only.
-        catch_unwind(AssertUnwindSafe(|| read_pdf(bytes, &self.ocr, self.cache.as_deref()))).unwrap_or_else(|_| {
+        catch_unwind(AssertUnwindSafe(|| read_pdf(bytes, &self.ocr, self.cache.as_deref(), limits))).unwrap_or_else(|_| {
             Err(ReadError::Malformed(
                 "the PDF parser failed on this file (it may be damaged); repair it, e.g. with `qpdf in.pdf out.pdf`, and re-ingest"
                     .to_string(),
@@ -112,6 +113,7 @@ fn read_pdf(
     bytes: &[u8],
     ocr: &ocr::OcrOptions,
     cache: Option<&dyn ocr::PageCache>,
+    limits: &ReadLimits,
 ) -> Result<Parsed, ReadError> {
     let doc = Document::load_mem(bytes).map_err(load_error)?;
     if doc.is_encrypted() {
@@ -122,7 +124,7 @@ fn read_pdf(
         return Err(ReadError::Malformed("the PDF has no pages".to_string()));
     }
     let mut warnings = Vec::new();
-    let (mut laid, scans) = lay_out(&doc, &pages, ocr.mode, &mut warnings);
+    let (mut laid, scans) = lay_out(&doc, &pages, ocr.mode, limits, &mut warnings);
     let ids = pages.values().copied().collect();
     let scans = Scans { bytes, doc: &doc, ids, pages: scans, cache };
     let confidence = scans.read(&mut laid, ocr, &mut warnings)?;
@@ -159,12 +161,14 @@ fn read_pdf(
     };
     let blocks = page_text::blocks(&text, &headings);
     let title = info_title(&doc).or_else(|| headings::title(&text));
+    let (headings, dropped_headings) = keep_headings(headings, limits.max_headings);
     let parsed = Parsed {
         text: std::mem::take(&mut text.text),
         page_breaks: text.page_breaks,
         page_labels: labels,
         blocks,
         headings,
+        dropped_headings,
         title,
         metadata: Default::default(),
         warnings,
@@ -180,9 +184,10 @@ fn lay_out(
     doc: &Document,
     pages: &std::collections::BTreeMap<u32, lopdf::ObjectId>,
     mode: ocr::OcrMode,
+    limits: &ReadLimits,
     warnings: &mut Vec<String>,
 ) -> (Vec<PageLines>, Vec<usize>) {
-    let mut interpreter = content::Interpreter::new(doc);
+    let mut interpreter = content::Interpreter::new(doc, limits.max_page_operators);
     let (mut laid, mut scans) = (Vec::with_capacity(pages.len()), Vec::new());
     let mut rotated = 0;
     for (i, (&number, &id)) in pages.iter().enumerate() {
@@ -199,7 +204,9 @@ fn lay_out(
         let glyphs = interpreter.page(id, &content, to_display);
         warnings.extend(interpreter.warnings.drain(..).map(|w| format!("page {number}: {w}")));
         if let Some(why) = interpreter.cut.take() {
-            warnings.push(format!("page {number} is cut short: {why}; the text read before that is kept"));
+            warnings.push(format!(
+                "page {number} is cut short: {why}; the text read before that is kept, raise the setting to read on"
+            ));
         }
         let scanned = glyphs.iter().all(|g| g.rotated || g.text.trim().is_empty());
         let ocr_it = match mode {

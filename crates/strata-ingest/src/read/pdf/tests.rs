@@ -264,14 +264,18 @@ fn regression_a_content_stream_of_millions_of_operators_is_parsed_only_to_the_ca
     let doc = pdf(&[content]);
     let page = doc.get_pages()[&1];
     let stream = doc.get_page_content(page);
-    let mut interpreter = super::content::Interpreter::new(&doc).with_max_operations(1_000);
+    let mut interpreter = super::content::Interpreter::new(&doc, 1_000);
     let glyphs = interpreter.page(page, &stream, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
     let text: String = glyphs.iter().map(|g| g.text.as_str()).collect();
     assert_eq!(text, "Text before the bomb.", "the text before the cap is kept");
     assert_eq!(interpreter.operations(), 1_001, "parsing stops at the first operator past the cap");
-    assert_eq!(interpreter.cut.as_deref(), Some("it has more than 1000 operators"));
+    assert_eq!(
+        interpreter.cut.as_deref(),
+        Some("it has more than 1000 operators ([ingest] max_page_operators)")
+    );
     // The next page starts with a full budget.
-    let glyphs = interpreter.page(page, b"BT /F1 10 Tf 72 700 Td (Next) Tj ET", [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    let glyphs =
+        interpreter.page(page, b"BT /F1 10 Tf 72 700 Td (Next) Tj ET", [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
     assert_eq!(glyphs.len(), 4);
     assert!(interpreter.cut.is_none());
 }
@@ -285,7 +289,10 @@ fn regression_a_stream_broken_half_way_keeps_the_text_before_the_break() {
     let parsed = read(&bytes(pdf(&[content]))).unwrap();
     assert_eq!(parsed.text, "Kept line.\n");
     assert!(
-        parsed.warnings.iter().any(|w| w.starts_with("page 1: a content stream could not be parsed past operator")),
+        parsed
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("page 1: a content stream could not be parsed past operator")),
         "{:?}",
         parsed.warnings
     );

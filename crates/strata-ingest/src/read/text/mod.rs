@@ -33,7 +33,8 @@ mod title;
 use strata_core::Format;
 
 use self::{paginate::paginate, scan::Scan, title::title};
-use super::{decode::decode, Parsed, ReadError, Reader};
+use super::limits::merge_dropped;
+use super::{decode::decode, Parsed, ReadError, ReadLimits, Reader};
 
 /// Plain text (`.txt`), with RFC-style pagination and numbered, legal and layout headings.
 pub struct TextReader;
@@ -43,7 +44,7 @@ impl Reader for TextReader {
         Format::Text
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+    fn read_with(&self, bytes: &[u8], limits: &ReadLimits) -> Result<Parsed, ReadError> {
         let (source, warnings) = decode(bytes)?;
         let paged = paginate(source);
         let indented = paged.indented;
@@ -58,10 +59,13 @@ impl Reader for TextReader {
             ..Parsed::default()
         };
         parsed.title = title(&parsed.text);
-        let mut scan = Scan::new(&parsed.text, &parsed.page_breaks, indented);
+        let mut scan = Scan::new(&parsed.text, &parsed.page_breaks, indented, limits.max_headings);
         scan.run();
-        parsed.headings = scan.headings;
+        (parsed.headings, parsed.dropped_headings) = scan.headings.finish();
         parsed.blocks = scan.blocks;
+        if parsed.dropped_headings > 0 {
+            merge_dropped(&parsed.text, &mut parsed.blocks, &parsed.headings);
+        }
         Ok(parsed)
     }
 }

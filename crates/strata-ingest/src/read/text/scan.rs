@@ -6,7 +6,7 @@ use strata_core::{Block, BlockKind};
 
 use super::line::{is_blank, line_at};
 use super::numbered::{numbered_candidate, Num};
-use crate::read::HeadingMark;
+use crate::read::HeadingCap;
 
 /// One pass over the normalized text: headings and blocks.
 pub(super) struct Scan<'a> {
@@ -22,12 +22,12 @@ pub(super) struct Scan<'a> {
     pub(super) prev_col0_body: bool,
     /// Legal heading kinds in order of first appearance; the position is the level.
     pub(super) kinds: Vec<String>,
-    pub(super) headings: Vec<HeadingMark>,
+    pub(super) headings: HeadingCap,
     pub(super) blocks: Vec<Block>,
 }
 
 impl<'a> Scan<'a> {
-    pub(super) fn new(text: &'a str, breaks: &'a [usize], indented: bool) -> Scan<'a> {
+    pub(super) fn new(text: &'a str, breaks: &'a [usize], indented: bool, max_headings: usize) -> Scan<'a> {
         let mut strict_start = false;
         let (mut pos, mut prev_blank) = (0, true);
         while pos < text.len() {
@@ -53,7 +53,7 @@ impl<'a> Scan<'a> {
             missed: None,
             prev_col0_body: false,
             kinds: Vec::new(),
-            headings: Vec::new(),
+            headings: HeadingCap::new(max_headings),
             blocks: Vec::new(),
         }
     }

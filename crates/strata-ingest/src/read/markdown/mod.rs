@@ -3,13 +3,24 @@
 //! The text of a Markdown document is its source (normalized line ends, front matter
 //! removed), so that a chunk shows exactly what the author wrote. Headings come from the
 //! parser, so `#` lines inside code fences are not headings, and setext headings are.
+//!
+//! pulldown-cmark holds a tree of a whole document's blocks while it parses it. A document
+//! over [`SEGMENT_BYTES`] is parsed in segments instead, each cut before an ATX heading at
+//! the start of a line outside fenced code and HTML blocks, where no block of CommonMark runs
+//! on ([`segments`]); a reference-style link then resolves only to a definition in its own
+//! segment. Headings are kept to [`ReadLimits::max_headings`] as they are found.
+
+mod segments;
 
 use std::collections::BTreeMap;
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use strata_core::{Block, BlockKind, Format, Span};
 
-use super::{decode::decode, HeadingMark, Parsed, ReadError, Reader};
+use segments::segments;
+
+use super::limits::merge_dropped;
+use super::{decode::decode, HeadingCap, HeadingMark, Parsed, ReadError, ReadLimits, Reader};
 
 /// CommonMark + GFM (tables, strikethrough, task lists, footnotes).
 pub struct MarkdownReader;
@@ -19,7 +30,7 @@ impl Reader for MarkdownReader {
         Format::Markdown
     }
 
-    fn read(&self, bytes: &[u8]) -> Result<Parsed, ReadError> {
+    fn read_with(&self, bytes: &[u8], limits: &ReadLimits) -> Result<Parsed, ReadError> {
         let (source, warnings) = decode(bytes)?;
         let mut parsed = Parsed { warnings, ..Parsed::default() };
         let (body, metadata, meta_warning) = split_front_matter(&source);
@@ -27,7 +38,7 @@ impl Reader for MarkdownReader {
         parsed.warnings.extend(meta_warning);
         parsed.text = body.to_string();
         drop(source);
-        read_structure(&mut parsed);
+        read_structure(&mut parsed, limits);
         if parsed.text.trim().is_empty() {
             return Err(ReadError::Empty);
         }
@@ -92,22 +103,62 @@ fn split_front_matter(source: &str) -> (&str, BTreeMap<String, serde_json::Value
     (source, metadata, None)
 }
 
-fn read_structure(parsed: &mut Parsed) {
-    let text = parsed.text.as_str();
+/// Documents longer than this are parsed in [`segments`] of about this size.
+const SEGMENT_BYTES: usize = 8 << 20;
+
+fn read_structure(parsed: &mut Parsed, limits: &ReadLimits) {
+    let ((headings, dropped), blocks) = structure(&parsed.text, limits, SEGMENT_BYTES);
+    (parsed.headings, parsed.dropped_headings, parsed.blocks) = (headings, dropped, blocks);
+}
+
+/// The headings kept and dropped, and the top-level blocks of `text`, parsed in segments of
+/// about `segment` bytes.
+fn structure(text: &str, limits: &ReadLimits, segment: usize) -> ((Vec<HeadingMark>, usize), Vec<Block>) {
+    let mut headings = HeadingCap::new(limits.max_headings);
+    let mut blocks = Vec::new();
+    for segment in segments(text, segment) {
+        read_segment(text, segment, &mut headings, &mut blocks);
+        if headings.dropped() > 0 {
+            merge_dropped(text, &mut blocks, headings.marks());
+        }
+    }
+    blocks.sort_by_key(|b| b.span.start);
+    // Drop blocks that overlap an earlier one (defensive: parser ranges of nested items).
+    let mut last_end = 0;
+    blocks.retain(|b| {
+        let keep = b.span.start >= last_end;
+        if keep {
+            last_end = b.span.end;
+        }
+        keep
+    });
+    let (kept, dropped) = headings.finish();
+    if dropped > 0 {
+        merge_dropped(text, &mut blocks, &kept);
+    }
+    ((kept, dropped), blocks)
+}
+
+/// The headings and top-level blocks of `text[segment]`, spans in `text`.
+fn read_segment(
+    text: &str,
+    segment: std::ops::Range<usize>,
+    headings: &mut HeadingCap,
+    blocks: &mut Vec<Block>,
+) {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_HEADING_ATTRIBUTES;
-    let mut headings = Vec::new();
-    let mut blocks = Vec::new();
+    let at = segment.start;
     // Depth of block containers, so that only top-level blocks (and list items of top-level
     // lists) are recorded.
     let mut depth = 0usize;
     let mut list_depth = 0usize;
     let mut heading: Option<(u32, Span, String)> = None;
-    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
-        let span = Span::new(range.start, range.end);
+    for (event, range) in Parser::new_ext(&text[segment], options).into_offset_iter() {
+        let span = Span::new(at + range.start, at + range.end);
         match event {
             Event::Start(tag) => {
                 match &tag {
@@ -166,18 +217,6 @@ fn read_structure(parsed: &mut Parsed) {
             _ => {}
         }
     }
-    blocks.sort_by_key(|b| b.span.start);
-    // Drop blocks that overlap an earlier one (defensive: parser ranges of nested items).
-    let mut last_end = 0;
-    blocks.retain(|b| {
-        let keep = b.span.start >= last_end;
-        if keep {
-            last_end = b.span.end;
-        }
-        keep
-    });
-    parsed.headings = headings;
-    parsed.blocks = blocks;
 }
 
 fn is_container(tag: &Tag) -> bool {
@@ -229,6 +268,43 @@ mod tests {
 
     fn read(s: &str) -> Parsed {
         MarkdownReader.read(s.as_bytes()).unwrap()
+    }
+
+    /// 60 MB of `# a` lines took 4.3 GB: every heading was held, and pulldown-cmark held the
+    /// tree of the whole document. Headings are kept to the cap as they are found.
+    #[test]
+    fn regression_a_heading_bomb_keeps_max_sections_as_it_reads() {
+        let limits = ReadLimits { max_headings: 10, ..ReadLimits::default() };
+        let p = MarkdownReader.read_with("# a\n## b\n".repeat(5_000).as_bytes(), &limits).unwrap();
+        assert_eq!((p.headings.len(), p.dropped_headings), (10, 9_990));
+        assert!(p.headings.iter().all(|h| h.level == 1));
+        assert_eq!(p.headings[9].span.start, 9 * 9, "the first ten of level 1, in order");
+        // The lines of the dropped headings are one block of text after the last one kept.
+        let tail =
+            p.blocks.iter().filter(|b| b.span.start >= 81).map(|b| (b.kind, b.span)).collect::<Vec<_>>();
+        assert_eq!(
+            tail,
+            [(BlockKind::Heading, Span::new(81, 84)), (BlockKind::Other, Span::new(85, p.text.len() - 1))]
+        );
+    }
+
+    /// A document parsed in segments reads as it does whole: its headings and blocks are the
+    /// same, whatever the fences, HTML blocks, lists and quotes around the places it is cut.
+    #[test]
+    fn segments_read_as_the_whole_document_does() {
+        let part = "# Title\n\nSome *text* here.\n\n- a list\n- of items\n# Not a list item\n\n\
+                    > quoted\n# after a quote\n```\n# in code\n```\n<div>\n# in html\n\n## Two\n\n\
+                    | a | b |\n|---|---|\n| 1 | 2 |\n# after a table\ntext\n===\n    # indented code\n";
+        let text = part.repeat(20);
+        let limits = ReadLimits::default();
+        let (whole, whole_blocks) = structure(&text, &limits, usize::MAX);
+        assert!(whole.0.len() > 100);
+        for size in [1, 64, 300] {
+            assert!(segments(&text, size).len() > 1);
+            let (cut, cut_blocks) = structure(&text, &limits, size);
+            assert_eq!(cut, whole, "segments of {size} bytes");
+            assert_eq!(cut_blocks, whole_blocks, "segments of {size} bytes");
+        }
     }
 
     #[test]
