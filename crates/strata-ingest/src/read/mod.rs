@@ -140,10 +140,13 @@ pub enum ReadError {
     },
     /// A PDF whose pages carry no text (scanned images): a warning for that file, not a
     /// failure of the ingest.
-    #[error("no text layer on any of its {pages} pages (a scan?); install Tesseract (`apt-get install tesseract-ocr poppler-utils`) and strata OCRs it with [ingest] ocr = \"auto\" (the default), or OCR it first (e.g. `ocrmypdf in.pdf out.pdf`), and re-ingest")]
+    #[error("no text layer on any of its {pages} pages (a scan?); {why}")]
     NoTextLayer {
         /// Pages in the file.
         pages: usize,
+        /// What OCR did with them and what to do: OCR is off, cannot run (what to install),
+        /// or could not read a page (why).
+        why: String,
     },
     /// OCR was asked for (`[ingest] ocr = "force"`) and cannot run; the message says what
     /// to install.

@@ -127,7 +127,7 @@ fn read_pdf(
     let (mut laid, scans) = lay_out(&doc, &pages, ocr.mode, limits, &mut warnings);
     let ids = pages.values().copied().collect();
     let scans = Scans { bytes, doc: &doc, ids, pages: scans, cache };
-    let confidence = scans.read(&mut laid, ocr, &mut warnings)?;
+    let OcrRead { confidence, failed } = scans.read(&mut laid, ocr, &mut warnings)?;
     if laid.iter().all(|p| p.lines.is_empty()) {
         if confidence.iter().any(Option::is_some) {
             return Err(ReadError::Malformed(format!(
@@ -135,7 +135,7 @@ fn read_pdf(
                 pages.len()
             )));
         }
-        return Err(ReadError::NoTextLayer { pages: pages.len() });
+        return Err(ReadError::NoTextLayer { pages: pages.len(), why: no_text_why(ocr.mode, failed) });
     }
     let printed = furniture::strip(&mut laid);
     let outline = outline::entries(&doc, &pages);
@@ -239,21 +239,30 @@ struct Scans<'a> {
     cache: Option<&'a dyn ocr::PageCache>,
 }
 
+/// What OCR did with the pages without a text layer.
+#[derive(Default)]
+struct OcrRead {
+    /// Each page's mean word confidence, `None` for a page not OCR'd.
+    confidence: Vec<Option<f32>>,
+    /// Why OCR left pages empty, when it did: that it cannot run, or the first page it could
+    /// not read.
+    failed: Option<String>,
+}
+
 impl Scans<'_> {
-    /// OCRs the pages and lays out their words; returns each page's mean word
-    /// confidence, `None` for a page not OCR'd. A page OCR cannot read is a warning and stays
-    /// empty; OCR that cannot run is an error with `force` and, with `auto`, a warning naming
-    /// the pages left empty.
+    /// OCRs the pages and lays out their words. A page OCR cannot read is a warning and
+    /// stays empty; OCR that cannot run is an error with `force` and, with `auto`, a warning
+    /// naming the pages left empty; either way [`OcrRead::failed`] says why.
     fn read(
         &self,
         laid: &mut [PageLines],
         options: &ocr::OcrOptions,
         warnings: &mut Vec<String>,
-    ) -> Result<Vec<Option<f32>>, ReadError> {
+    ) -> Result<OcrRead, ReadError> {
         let scans = &self.pages;
-        let mut confidence = vec![None; laid.len()];
+        let mut read = OcrRead { confidence: vec![None; laid.len()], failed: None };
         if scans.is_empty() {
-            return Ok(confidence);
+            return Ok(read);
         }
         let requests: Vec<ocr::Request> = scans
             .iter()
@@ -266,20 +275,37 @@ impl Scans<'_> {
                 if scans.len() < laid.len() {
                     warnings.push(format!("{} without a text layer left empty: {why}", page_list(scans)));
                 }
-                return Ok(confidence);
+                read.failed = Some(format!("OCR cannot run: {why}"));
+                return Ok(read);
             }
         };
         for (&i, result) in scans.iter().zip(results) {
             match result {
                 Ok(page) => {
                     laid[i].lines = layout::lines(&page.glyphs).0;
-                    confidence[i] = Some(page.confidence);
+                    read.confidence[i] = Some(page.confidence);
                 }
-                Err(why) => warnings
-                    .push(format!("page {}: OCR could not read it ({why}); the page is left empty", i + 1)),
+                Err(why) => {
+                    read.failed.get_or_insert_with(|| format!("OCR could not read page {}: {why}", i + 1));
+                    warnings.push(format!(
+                        "page {}: OCR could not read it ({why}); the page is left empty",
+                        i + 1
+                    ))
+                }
             }
         }
-        Ok(confidence)
+        Ok(read)
+    }
+}
+
+/// What to say of a PDF with no text on any page: what OCR did, and what to do.
+fn no_text_why(mode: ocr::OcrMode, failed: Option<String>) -> String {
+    match (mode, failed) {
+        (ocr::OcrMode::Off, _) => "OCR is off ([ingest] ocr = \"off\"): set ocr = \"auto\" for strata to OCR scanned pages \
+             (with Tesseract and poppler-utils installed), or OCR it first (e.g. `ocrmypdf in.pdf out.pdf`), and re-ingest"
+            .to_string(),
+        (_, Some(why)) => format!("{why}; or OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) and re-ingest"),
+        (_, None) => "OCR it first (e.g. `ocrmypdf in.pdf out.pdf`) and re-ingest".to_string(),
     }
 }
 

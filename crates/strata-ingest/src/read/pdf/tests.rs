@@ -179,8 +179,11 @@ fn encrypted_files_are_refused_with_the_fix() {
 fn pages_without_text_are_a_no_text_layer_error() {
     let content = "q 200 0 0 200 100 400 cm 0 0 1 1 re f Q".to_string();
     let err = read(&bytes(pdf(&[content.clone(), content]))).unwrap_err();
-    assert_eq!(err, ReadError::NoTextLayer { pages: 2 });
-    assert!(err.to_string().contains("OCR"), "{err}");
+    assert!(matches!(err, ReadError::NoTextLayer { pages: 2, .. }), "{err:?}");
+    // The default reader does not OCR: the message says so, not to install Tesseract.
+    let message = err.to_string();
+    assert!(message.contains("OCR is off ([ingest] ocr = \"off\")"), "{message}");
+    assert!(!message.contains("install Tesseract"), "{message}");
 }
 
 #[test]
@@ -478,4 +481,22 @@ fn a_page_ocr_cannot_render_is_an_error_for_that_page_only() {
     assert!(results[0].as_ref().is_ok_and(|p| !p.glyphs.is_empty()), "page 1 is read");
     let err = results[1].as_ref().unwrap_err();
     assert!(err.contains("pdftoppm"), "{err}");
+}
+
+/// Issue 53: an image-only page that pdftoppm could not render was refused with "no text
+/// layer … install Tesseract" although Tesseract was installed, and a PDF read with OCR off
+/// said the same. The message says what OCR did.
+#[test]
+fn regression_no_text_layer_says_what_ocr_did_not_install_tesseract() {
+    use super::ocr::OcrMode;
+    let failed = Some("OCR could not read page 1: pdftoppm failed (exit status: 1)".to_string());
+    let why = super::no_text_why(OcrMode::Auto, failed);
+    assert!(why.starts_with("OCR could not read page 1: pdftoppm failed"), "{why}");
+    let off = super::no_text_why(OcrMode::Off, None);
+    assert!(off.starts_with("OCR is off ([ingest] ocr = \"off\")"), "{off}");
+    for message in [why, off] {
+        assert!(!message.contains("install Tesseract"), "{message}");
+    }
+    let missing = Some("OCR cannot run: Tesseract is not installed; install it".to_string());
+    assert!(super::no_text_why(OcrMode::Auto, missing).contains("Tesseract is not installed"));
 }
