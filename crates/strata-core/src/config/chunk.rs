@@ -80,6 +80,14 @@ pub struct IngestConfig {
     pub ocr_languages: String,
     /// Resolution pages are rendered at for OCR, in dots per inch. Default 300.
     pub ocr_dpi: u32,
+    /// Pixels one page's image may hold for OCR. A larger page (a poster, or a hostile
+    /// MediaBox of 100 × 150 inches) is rendered at the resolution that fits, down to 72 dpi,
+    /// and refused below that, before anything is rendered. Default 40,000,000 (40 MB of
+    /// gray; a Letter page at 300 dpi is 8.4 million, A0 fits at 160 dpi).
+    pub ocr_max_page_pixels: u64,
+    /// Seconds `pdftoppm` may take to render one page for OCR; past it the process is killed
+    /// and the page left empty, with a warning. Default 8 (a page takes a few hundredths).
+    pub ocr_render_seconds: u64,
 }
 
 impl Default for IngestConfig {
@@ -93,6 +101,8 @@ impl Default for IngestConfig {
             ocr: OcrMode::Auto,
             ocr_languages: "eng".to_string(),
             ocr_dpi: 300,
+            ocr_max_page_pixels: 40_000_000,
+            ocr_render_seconds: 8,
         }
     }
 }
@@ -133,6 +143,17 @@ impl IngestConfig {
         if self.max_page_operators == 0 {
             return Err(Error::user(format!(
                 "ingest.max_page_operators must be at least 1, got 0 ({origin})"
+            )));
+        }
+        if self.ocr_max_page_pixels < 1_000_000 {
+            return Err(Error::user(format!(
+                "ingest.ocr_max_page_pixels must be at least 1000000 (a small page at 72 dpi), got {} ({origin})",
+                self.ocr_max_page_pixels
+            )));
+        }
+        if self.ocr_render_seconds == 0 {
+            return Err(Error::user(format!(
+                "ingest.ocr_render_seconds must be at least 1, got 0 ({origin})"
             )));
         }
         if self.commit_every == 0 {

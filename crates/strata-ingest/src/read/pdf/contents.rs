@@ -294,6 +294,7 @@ mod tests {
                 line("Signatures 120", 50.0),
             ],
             height: 792.0,
+            width: 612.0,
         }];
         let listed = take(&mut pages);
         let got: Vec<(u32, &str, Option<&str>)> =
@@ -327,6 +328,7 @@ mod tests {
                 .map(|t| line(t, 50.0))
                 .collect(),
             height: 792.0,
+            width: 612.0,
         }];
         assert!(take(&mut pages).is_empty());
         assert_eq!(pages[0].lines.len(), 6);

@@ -107,6 +107,8 @@ pub(crate) struct PageLines {
     /// Height of the page as displayed (lines' `y` run from 0 at its foot), for telling
     /// headers from footers.
     pub height: f32,
+    /// Width of the page as displayed, for the size of its image when it is OCR'd.
+    pub width: f32,
 }
 
 fn read_pdf(
@@ -200,7 +202,7 @@ fn lay_out(
                 Vec::new()
             }
         };
-        let (to_display, height) = page_space(doc, id);
+        let (to_display, [width, height]) = page_space(doc, id);
         let glyphs = interpreter.page(id, &content, to_display);
         warnings.extend(interpreter.warnings.drain(..).map(|w| format!("page {number}: {w}")));
         if let Some(why) = interpreter.cut.take() {
@@ -216,11 +218,11 @@ fn lay_out(
         };
         if ocr_it {
             scans.push(i);
-            laid.push(PageLines { lines: Vec::new(), height });
+            laid.push(PageLines { lines: Vec::new(), height, width });
         } else {
             let (lines, r) = layout::lines(&glyphs);
             rotated += r;
-            laid.push(PageLines { lines, height });
+            laid.push(PageLines { lines, height, width });
         }
     }
     if rotated > 0 {
@@ -266,7 +268,12 @@ impl Scans<'_> {
         }
         let requests: Vec<ocr::Request> = scans
             .iter()
-            .map(|&i| ocr::Request { number: i as u32 + 1, page: self.ids[i], height: laid[i].height })
+            .map(|&i| ocr::Request {
+                number: i as u32 + 1,
+                page: self.ids[i],
+                width: laid[i].width,
+                height: laid[i].height,
+            })
             .collect();
         let results = match ocr::recognize_cached(self.bytes, self.doc, &requests, options, self.cache) {
             Ok(r) => r,
@@ -341,11 +348,11 @@ pub(crate) fn deref<'d>(doc: &'d Document, o: &'d Object) -> Option<&'d Object> 
     }
 }
 
-/// The map from a page's user space to the page as displayed, and the displayed height: the
-/// visible box (`/CropBox`, else `/MediaBox`, both inherited) moved to the origin, then turned
+/// The map from a page's user space to the page as displayed, and the displayed width and
+/// height: the visible box (`/CropBox`, else `/MediaBox`, both inherited) moved to the origin, then turned
 /// by `/Rotate` (clockwise, in quarter turns), so that "up" and "left to right" are what a
 /// reader sees on landscape pages too.
-fn page_space(doc: &Document, page: lopdf::ObjectId) -> ([f32; 6], f32) {
+fn page_space(doc: &Document, page: lopdf::ObjectId) -> ([f32; 6], [f32; 2]) {
     let inherited = |key: &[u8]| -> Option<&Object> {
         let mut id = Some(page);
         for _ in 0..32 {
@@ -364,11 +371,12 @@ fn page_space(doc: &Document, page: lopdf::ObjectId) -> ([f32; 6], f32) {
     };
     let [x0, y0, x1, y1] = rect(b"CropBox").or_else(|| rect(b"MediaBox")).unwrap_or([0.0, 0.0, 612.0, 792.0]);
     let rotate = inherited(b"Rotate").and_then(|o| o.as_i64().ok()).unwrap_or(0).rem_euclid(360);
+    let (w, h) = (x1 - x0, y1 - y0);
     match rotate {
-        90 => ([0.0, -1.0, 1.0, 0.0, -y0, x1], x1 - x0),
-        180 => ([-1.0, 0.0, 0.0, -1.0, x1, y1], y1 - y0),
-        270 => ([0.0, 1.0, -1.0, 0.0, y1, -x0], x1 - x0),
-        _ => ([1.0, 0.0, 0.0, 1.0, -x0, -y0], y1 - y0),
+        90 => ([0.0, -1.0, 1.0, 0.0, -y0, x1], [h, w]),
+        180 => ([-1.0, 0.0, 0.0, -1.0, x1, y1], [w, h]),
+        270 => ([0.0, 1.0, -1.0, 0.0, y1, -x0], [h, w]),
+        _ => ([1.0, 0.0, 0.0, 1.0, -x0, -y0], [w, h]),
     }
 }
 

@@ -474,7 +474,7 @@ fn a_page_ocr_cannot_render_is_an_error_for_that_page_only() {
         return;
     }
     let file = bytes(pdf(&[lines(72.0, 700.0, &["One page."])]));
-    let request = |number| super::ocr::Request { number, page: (number, 0), height: 792.0 };
+    let request = |number| super::ocr::Request { number, page: (number, 0), width: 612.0, height: 792.0 };
     let requests = [request(1), request(7)];
     let options = super::ocr::OcrOptions { mode: super::ocr::OcrMode::Auto, ..Default::default() };
     let results = super::ocr::recognize(&file, &requests, &options).unwrap();
@@ -499,4 +499,50 @@ fn regression_no_text_layer_says_what_ocr_did_not_install_tesseract() {
     }
     let missing = Some("OCR cannot run: Tesseract is not installed; install it".to_string());
     assert!(super::no_text_why(OcrMode::Auto, missing).contains("Tesseract is not installed"));
+}
+
+/// Issue 53: an image-only page with MediaBox [0 0 7200 10800] took 4 GB to render for OCR
+/// (7.8 GB for two). A page's pixels are bounded before it is rendered: a large page is
+/// rendered at the resolution that fits, a hostile one refused.
+#[test]
+fn regression_a_page_is_sized_for_ocr_before_it_is_rendered() {
+    let options = super::ocr::OcrOptions { mode: super::ocr::OcrMode::Auto, ..Default::default() };
+    let request = |width, height| super::ocr::Request { number: 1, page: (1, 0), width, height };
+    assert_eq!(options.dpi_for(&request(612.0, 792.0)), Ok(300), "Letter at 300 dpi: 8.4 million pixels");
+    // A0 (841 × 1189 mm) would be 139 million pixels at 300 dpi: it fits at 160.
+    let dpi = options.dpi_for(&request(2384.0, 3370.0)).unwrap();
+    assert_eq!(dpi, 160);
+    let pixels = |dpi: u32| (2384.0 / 72.0 * f64::from(dpi)) * (3370.0 / 72.0 * f64::from(dpi));
+    assert!(pixels(dpi) <= 40e6 && pixels(dpi + 1) > 40e6);
+    let err = options.dpi_for(&request(7200.0, 10800.0)).unwrap_err();
+    assert!(
+        err.contains("7200 × 10800 points") && err.contains("[ingest] ocr_max_page_pixels (40000000)"),
+        "{err}"
+    );
+}
+
+/// Issue 53: a 730-byte PDF whose image declares 100000 × 100000 RGB pixels took 88 s a page
+/// to render. pdftoppm is killed at `[ingest] ocr_render_seconds`, and the page alone fails.
+#[test]
+fn regression_rendering_stops_at_the_deadline() {
+    if !ocr_ready() {
+        return;
+    }
+    let mut doc = pdf(&["q 612 0 0 792 0 0 cm /Im0 Do Q".to_string()]);
+    let image = doc.add_object(Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Image", "Width" => 100_000, "Height" => 100_000,
+            "ColorSpace" => "DeviceRGB", "BitsPerComponent" => 8,
+        },
+        vec![0; 1000],
+    ));
+    let page = doc.get_pages()[&1];
+    let resources = doc.get_dictionary(page).unwrap().get(b"Resources").unwrap().as_reference().unwrap();
+    doc.get_dictionary_mut(resources).unwrap().set("XObject", dictionary! { "Im0" => image });
+    let options =
+        super::ocr::OcrOptions { mode: super::ocr::OcrMode::Auto, render_seconds: 1, ..Default::default() };
+    let started = std::time::Instant::now();
+    let err = PdfReader::with_ocr(options, None).read(&bytes(doc)).unwrap_err().to_string();
+    assert!(err.contains("pdftoppm took more than 1 s to render it ([ingest] ocr_render_seconds)"), "{err}");
+    assert!(started.elapsed().as_secs() < 30, "killed at the deadline, not after 88 s");
 }

@@ -39,21 +39,63 @@ pub struct OcrOptions {
     pub languages: String,
     /// Rendering resolution.
     pub dpi: u32,
+    /// Pixels one page's image may hold (`[ingest] ocr_max_page_pixels`).
+    pub max_page_pixels: u64,
+    /// Seconds one page's rendering may take (`[ingest] ocr_render_seconds`).
+    pub render_seconds: u64,
 }
 
 impl Default for OcrOptions {
     /// OCR off: a reader built without a configuration reads text layers only.
     fn default() -> Self {
-        OcrOptions { mode: OcrMode::Off, languages: "eng".to_string(), dpi: 300 }
+        OcrOptions::from_config(&strata_core::config::IngestConfig {
+            ocr: OcrMode::Off,
+            ..Default::default()
+        })
     }
 }
 
 impl OcrOptions {
     /// The options `[ingest]` gives.
     pub fn from_config(ingest: &strata_core::config::IngestConfig) -> OcrOptions {
-        OcrOptions { mode: ingest.ocr, languages: ingest.ocr_languages.clone(), dpi: ingest.ocr_dpi }
+        OcrOptions {
+            mode: ingest.ocr,
+            languages: ingest.ocr_languages.clone(),
+            dpi: ingest.ocr_dpi,
+            max_page_pixels: ingest.ocr_max_page_pixels,
+            render_seconds: ingest.ocr_render_seconds,
+        }
+    }
+
+    /// The resolution page `request` is rendered at: [`OcrOptions::dpi`], or lower when
+    /// the page would hold more than [`OcrOptions::max_page_pixels`] pixels, down to 72 dpi;
+    /// below that the page is refused, before anything is rendered.
+    pub(crate) fn dpi_for(&self, request: &Request) -> Result<u32, String> {
+        let pixels_at = |dpi: u32| {
+            let inches =
+                f64::from(request.width.max(0.0)) * f64::from(request.height.max(0.0)) / (72.0 * 72.0);
+            inches * f64::from(dpi) * f64::from(dpi)
+        };
+        let max = self.max_page_pixels as f64;
+        if pixels_at(self.dpi) <= max {
+            return Ok(self.dpi);
+        }
+        let dpi = (f64::from(self.dpi) * (max / pixels_at(self.dpi)).sqrt()).floor() as u32;
+        if dpi >= MIN_DPI {
+            return Ok(dpi);
+        }
+        Err(format!(
+            "the page is {:.0} × {:.0} points: at {MIN_DPI} dpi it would hold {:.0} million pixels, more than [ingest] ocr_max_page_pixels ({}); raise it to OCR this page",
+            request.width,
+            request.height,
+            pixels_at(MIN_DPI) / 1e6,
+            self.max_page_pixels
+        ))
     }
 }
+
+/// The lowest resolution a page too large for [`OcrOptions::max_page_pixels`] is rendered at.
+const MIN_DPI: u32 = 72;
 
 /// Caps OpenMP at one thread per parallel region (`OMP_THREAD_LIMIT=1`), unless the
 /// environment sets a limit already. Call it first thing in `main`, before any other thread
@@ -114,11 +156,12 @@ fn check(languages: &str) -> Option<String> {
 }
 
 /// A page to OCR: its number (1-based, in document order), its object, and its displayed
-/// height in points.
+/// width and height in points.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Request {
     pub number: u32,
     pub page: lopdf::ObjectId,
+    pub width: f32,
     pub height: f32,
 }
 
@@ -178,7 +221,7 @@ pub(crate) fn recognize(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(request) = pages.get(i) else { break };
-                    let page = read_page(&mut engine, source.path(), *request, options.dpi);
+                    let page = read_page(&mut engine, source.path(), *request, options);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(page);
                 }
             });
@@ -197,9 +240,11 @@ fn read_page(
     engine: &mut tesseract::Engine,
     pdf: &std::path::Path,
     request: Request,
-    dpi: u32,
+    options: &OcrOptions,
 ) -> Result<OcrPage, String> {
-    let image = render::page(pdf, request.number, dpi)?;
+    let dpi = options.dpi_for(&request)?;
+    let deadline = std::time::Duration::from_secs(options.render_seconds);
+    let image = render::page(pdf, request.number, dpi, options.max_page_pixels, deadline)?;
     let words =
         engine.words(&image, dpi).ok_or_else(|| "Tesseract could not read the page image".to_string())?;
     Ok(words::glyphs(&words, &image, dpi, request.height))

@@ -8,9 +8,10 @@
 //! as 8-bit gray PGM, so memory holds one page image per OCR worker (8.4 MB for a Letter
 //! page at 300 dpi).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 use super::tesseract::Gray;
 
@@ -54,20 +55,71 @@ pub(crate) fn available() -> bool {
 }
 
 /// Renders page `number` (1-based, in document order) of `pdf` at `dpi`, as displayed
-/// (crop box, rotation), in 8-bit gray; the error says what went wrong.
-pub(crate) fn page(pdf: &Path, number: u32, dpi: u32) -> Result<Gray, String> {
+/// (crop box, rotation), in 8-bit gray; the error says what went wrong. The image is read
+/// from the pipe up to `max_pixels` (and its header), and `pdftoppm` is killed when it
+/// writes more or takes longer than `deadline`.
+pub(crate) fn page(
+    pdf: &Path,
+    number: u32,
+    dpi: u32,
+    max_pixels: u64,
+    deadline: Duration,
+) -> Result<Gray, String> {
     let n = number.to_string();
-    let out = Command::new(PDFTOPPM)
+    let mut child = Command::new(PDFTOPPM)
         .args(["-gray", "-r", &dpi.to_string(), "-f", &n, "-l", &n])
         .arg(pdf)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| format!("pdftoppm could not run ({e})"))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!("pdftoppm failed ({}): {}", out.status, err.trim()));
+    let cap = max_pixels.saturating_add(HEADER_BYTES);
+    let stdout = child.stdout.take().map(|out| std::thread::spawn(move || read_up_to(out, cap)));
+    let stderr = child.stderr.take().map(|err| std::thread::spawn(move || read_up_to(err, 4096)));
+    let status = wait_until(&mut child, deadline);
+    let image = stdout.and_then(|t| t.join().ok()).unwrap_or_default();
+    let err = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+    let status = status.map_err(|()| {
+        format!("pdftoppm took more than {} s to render it ([ingest] ocr_render_seconds)", deadline.as_secs())
+    })?;
+    if image.len() as u64 > cap {
+        return Err(format!(
+            "pdftoppm wrote more than {max_pixels} pixels of it ([ingest] ocr_max_page_pixels)"
+        ));
     }
-    pgm(&out.stdout).ok_or_else(|| "pdftoppm wrote no image".to_string())
+    if !status.success() {
+        let err = String::from_utf8_lossy(&err);
+        return Err(format!("pdftoppm failed ({status}): {}", err.trim()));
+    }
+    pgm(&image).ok_or_else(|| "pdftoppm wrote no image".to_string())
+}
+
+/// Room for a PGM header before the pixels.
+const HEADER_BYTES: u64 = 1024;
+
+/// Up to `cap + 1` bytes of `from` (one more than the cap says it was exceeded); stops
+/// reading there, which closes the pipe.
+fn read_up_to(from: impl Read, cap: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = from.take(cap.saturating_add(1)).read_to_end(&mut out);
+    out
+}
+
+/// Waits for `child` until `deadline` has passed, then kills it: `Err` when it was killed.
+fn wait_until(child: &mut Child, deadline: Duration) -> Result<ExitStatus, ()> {
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) if started.elapsed() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(());
+            }
+        }
+    }
 }
 
 /// Parses a binary 8-bit PGM (`P5`).
