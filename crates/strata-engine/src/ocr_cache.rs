@@ -107,12 +107,31 @@ impl PageCache for OcrCache {
                 None => {}
             }
         }
-        self.cached.fetch_add(found.len(), Ordering::Relaxed);
+        // Each page read from the cache counts, also the pages of one document that look
+        // alike and share a key.
+        self.cached.fetch_add(keys.iter().filter(|k| found.contains_key(*k)).count(), Ordering::Relaxed);
         found
     }
 
     fn put(&self, key: String, value: String) {
         self.read.fetch_add(1, Ordering::Relaxed);
         self.fresh.lock().unwrap_or_else(|e| e.into_inner()).insert(key, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 53: a re-ingest of 20 identical scanned pages reported "1 read from the index's
+    /// OCR cache": the pages share one key, and the keys found were counted, not the pages.
+    #[test]
+    fn regression_pages_that_share_a_key_each_count_as_read_from_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = OcrCache::new(&Location::Embedded(dir.path().join("index")));
+        cache.put("page".into(), "words".into());
+        let keys = vec!["page".to_string(); 20];
+        assert_eq!(cache.get(&keys).len(), 1);
+        assert_eq!(cache.tally(), OcrTally { read: 1, cached: 20 });
     }
 }

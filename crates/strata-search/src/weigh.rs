@@ -1,5 +1,5 @@
-//! The legs weighed by their own evidence (`[search] leg_evidence`), between the retrieve and
-//! fuse stages.
+//! The legs weighed by their own evidence (`[search] leg_evidence`): the first step of the
+//! fuse stage, before the lists are fused.
 //!
 //! Reciprocal rank fusion counts a leg's first ranks alike whether the leg found a few
 //! results far above the rest or a flat run of near-equal scores. `shape` reads, per query,
