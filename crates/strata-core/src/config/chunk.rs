@@ -88,6 +88,10 @@ pub struct IngestConfig {
     /// Seconds `pdftoppm` may take to render one page for OCR; past it the process is killed
     /// and the page left empty, with a warning. Default 8 (a page takes a few hundredths).
     pub ocr_render_seconds: u64,
+    /// Seconds Tesseract may take to read one page; past it, recognition is stopped (its
+    /// monitor's deadline) and the page left empty, with a warning. Default 60 (a dense page
+    /// takes a few seconds).
+    pub ocr_recognize_seconds: u64,
 }
 
 impl Default for IngestConfig {
@@ -103,6 +107,7 @@ impl Default for IngestConfig {
             ocr_dpi: 300,
             ocr_max_page_pixels: 40_000_000,
             ocr_render_seconds: 8,
+            ocr_recognize_seconds: 60,
         }
     }
 }
@@ -154,6 +159,11 @@ impl IngestConfig {
         if self.ocr_render_seconds == 0 {
             return Err(Error::user(format!(
                 "ingest.ocr_render_seconds must be at least 1, got 0 ({origin})"
+            )));
+        }
+        if self.ocr_recognize_seconds == 0 {
+            return Err(Error::user(format!(
+                "ingest.ocr_recognize_seconds must be at least 1, got 0 ({origin})"
             )));
         }
         if self.commit_every == 0 {

@@ -114,6 +114,7 @@ impl Config {
         set(get, "STRATA_INGEST_OCR_DPI", &mut self.ingest.ocr_dpi, number)?;
         set(get, "STRATA_INGEST_OCR_MAX_PAGE_PIXELS", &mut self.ingest.ocr_max_page_pixels, number)?;
         set(get, "STRATA_INGEST_OCR_RENDER_SECONDS", &mut self.ingest.ocr_render_seconds, number)?;
+        set(get, "STRATA_INGEST_OCR_RECOGNIZE_SECONDS", &mut self.ingest.ocr_recognize_seconds, number)?;
         set(get, "STRATA_SEARCH_K", &mut self.search.k, number)?;
         set(get, "STRATA_SEARCH_MODE", &mut self.search.mode, named)?;
         set(get, "STRATA_DENSE_ENABLED", &mut self.dense.enabled, flag)?;

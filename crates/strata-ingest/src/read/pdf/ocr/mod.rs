@@ -20,6 +20,7 @@ mod words;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 pub use cache::PageCache;
 pub use strata_core::config::OcrMode;
@@ -43,6 +44,8 @@ pub struct OcrOptions {
     pub max_page_pixels: u64,
     /// Seconds one page's rendering may take (`[ingest] ocr_render_seconds`).
     pub render_seconds: u64,
+    /// Seconds Tesseract may take to read one page (`[ingest] ocr_recognize_seconds`).
+    pub recognize_seconds: u64,
 }
 
 impl Default for OcrOptions {
@@ -64,6 +67,7 @@ impl OcrOptions {
             dpi: ingest.ocr_dpi,
             max_page_pixels: ingest.ocr_max_page_pixels,
             render_seconds: ingest.ocr_render_seconds,
+            recognize_seconds: ingest.ocr_recognize_seconds,
         }
     }
 
@@ -243,9 +247,8 @@ fn read_page(
     options: &OcrOptions,
 ) -> Result<OcrPage, String> {
     let dpi = options.dpi_for(&request)?;
-    let deadline = std::time::Duration::from_secs(options.render_seconds);
+    let deadline = Duration::from_secs(options.render_seconds);
     let image = render::page(pdf, request.number, dpi, options.max_page_pixels, deadline)?;
-    let words =
-        engine.words(&image, dpi).ok_or_else(|| "Tesseract could not read the page image".to_string())?;
+    let words = engine.words(&image, dpi, Duration::from_secs(options.recognize_seconds))?;
     Ok(words::glyphs(&words, &image, dpi, request.height))
 }

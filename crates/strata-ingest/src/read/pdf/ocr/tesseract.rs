@@ -8,6 +8,7 @@
 
 use std::ffi::{c_char, c_float, c_int, c_void, CStr, CString};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use libloading::Library;
 
@@ -46,6 +47,15 @@ struct Api {
     baseline: unsafe extern "C" fn(Handle, c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int,
     delete_text: unsafe extern "C" fn(*const c_char),
     version: unsafe extern "C" fn() -> *const c_char,
+    /// The progress monitor that carries a deadline (`ETEXT_DESC`), when the library has it.
+    monitor: Option<Monitor>,
+}
+
+/// `TessMonitorCreate`, `TessMonitorDelete` and `TessMonitorSetDeadlineMSecs`.
+struct Monitor {
+    create: unsafe extern "C" fn() -> Handle,
+    delete: unsafe extern "C" fn(Handle),
+    set_deadline: unsafe extern "C" fn(Handle, c_int),
 }
 
 impl Api {
@@ -83,8 +93,23 @@ impl Api {
             baseline: sym!(b"TessPageIteratorBaseline\0"),
             delete_text: sym!(b"TessDeleteText\0"),
             version: sym!(b"TessVersion\0"),
+            monitor: Monitor::load(&lib),
             _lib: lib,
         })
+    }
+}
+
+impl Monitor {
+    /// The monitor's functions, `None` when the library lacks one (Tesseract before 4.1).
+    fn load(lib: &Library) -> Option<Monitor> {
+        // SAFETY: the signatures are the ones `capi.h` declares for these names.
+        unsafe {
+            Some(Monitor {
+                create: *lib.get(b"TessMonitorCreate\0").ok()?,
+                delete: *lib.get(b"TessMonitorDelete\0").ok()?,
+                set_deadline: *lib.get(b"TessMonitorSetDeadlineMSecs\0").ok()?,
+            })
+        }
     }
 }
 
@@ -189,9 +214,24 @@ impl Engine {
         Ok(engine)
     }
 
-    /// Recognizes one page image at `dpi` and returns its words in Tesseract's reading order;
-    /// `None` when recognition fails.
-    pub fn words(&mut self, image: &Gray, dpi: u32) -> Option<Vec<Word>> {
+    /// Recognizes one page image at `dpi` within `deadline` and returns its words in
+    /// Tesseract's reading order; the error says why it could not.
+    pub fn words(&mut self, image: &Gray, dpi: u32, deadline: Duration) -> Result<Vec<Word>, String> {
+        let started = Instant::now();
+        let words = self.recognize(image, dpi, deadline);
+        // Past the deadline the monitor stops recognition (Tesseract returns what it read, or
+        // fails): either way the page is not read whole.
+        if started.elapsed() >= deadline {
+            return Err(format!(
+                "Tesseract took more than {} s to read it ([ingest] ocr_recognize_seconds)",
+                deadline.as_secs()
+            ));
+        }
+        words.ok_or_else(|| "Tesseract could not read the page image".to_string())
+    }
+
+    /// Recognizes one page, stopped at `deadline` when the library has a monitor.
+    fn recognize(&mut self, image: &Gray, dpi: u32, deadline: Duration) -> Option<Vec<Word>> {
         let (w, h) = (c_int::try_from(image.width).ok()?, c_int::try_from(image.height).ok()?);
         if image.pixels.len() < image.width * image.height || w == 0 || h == 0 {
             return None;
@@ -202,7 +242,17 @@ impl Engine {
         unsafe {
             (api.set_image)(self.handle, image.pixels.as_ptr(), w, h, 1, w);
             (api.set_resolution)(self.handle, dpi as c_int);
-            if (api.recognize)(self.handle, std::ptr::null_mut()) != 0 {
+            let monitor = api.monitor.as_ref().map(|m| {
+                let handle = (m.create)();
+                let ms = c_int::try_from(deadline.as_millis()).unwrap_or(c_int::MAX);
+                (m.set_deadline)(handle, ms);
+                (m, handle)
+            });
+            let failed = (api.recognize)(self.handle, monitor.map_or(std::ptr::null_mut(), |(_, h)| h)) != 0;
+            if let Some((m, handle)) = monitor {
+                (m.delete)(handle);
+            }
+            if failed {
                 (api.clear)(self.handle);
                 return None;
             }
@@ -292,6 +342,22 @@ impl Drop for Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 53: recognition had no time bound. Tesseract's monitor carries the deadline,
+    /// and a page past it is an error naming the setting, whatever Tesseract returned.
+    #[test]
+    fn regression_a_page_past_its_recognition_deadline_is_an_error() {
+        let Ok(mut engine) = Engine::new("eng") else {
+            assert!(std::env::var("STRATA_REQUIRE_OCR").is_err(), "Tesseract with eng is required");
+            return eprintln!("skipping: Tesseract with eng is not installed");
+        };
+        assert!(engine.api.monitor.is_some(), "this Tesseract has no TessMonitorSetDeadlineMSecs");
+        let blank = || Gray { width: 100, height: 100, pixels: vec![255; 10_000] };
+        let err = engine.words(&blank(), 300, Duration::ZERO).unwrap_err();
+        assert!(err.contains("[ingest] ocr_recognize_seconds"), "{err}");
+        // The engine reads the next page as before.
+        assert!(engine.words(&blank(), 300, Duration::from_secs(30)).is_ok());
+    }
 
     #[test]
     fn baseline_is_interpolated_under_the_word() {
