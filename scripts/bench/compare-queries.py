@@ -18,19 +18,21 @@ DEFAULT_METRICS = ["recall@10", "span_recall@10", "page_recall@10", "mrr@10"]
 
 
 def rows(path, strategy):
+    """The metrics of each question of `strategy` (the first ingest's, when the run had
+    several)."""
     out = {}
     with open(path) as f:
         for line in f:
             r = json.loads(line)
             if r["strategy"] == strategy:
-                out[r["id"]] = r["metrics"]
+                out.setdefault(r["id"], r["metrics"])
     if not out:
         sys.exit(f"{path}: no row for strategy {strategy!r}")
     return out
 
 
 def main(argv):
-    if len(argv) < 2:
+    if len(argv) < 2 or (".jsonl:" not in argv[0] and len(argv) < 3):
         sys.exit(__doc__)
     if ".jsonl:" in argv[0]:
         (pa, sa), (pb, sb) = (a.rsplit(":", 1) for a in argv[:2])
