@@ -137,7 +137,7 @@ pub(crate) fn page(
         let err = String::from_utf8_lossy(&err);
         return Err(format!("pdftoppm failed ({status}): {}", err.trim()));
     }
-    pgm(&image).ok_or_else(|| "pdftoppm wrote no image".to_string())
+    pgm(image).ok_or_else(|| "pdftoppm wrote no image".to_string())
 }
 
 /// Room for a PGM header before the pixels.
@@ -167,8 +167,21 @@ fn wait_until(child: &mut Child, deadline: Duration) -> Result<ExitStatus, ()> {
     }
 }
 
-/// Parses a binary 8-bit PGM (`P5`).
-fn pgm(bytes: &[u8]) -> Option<Gray> {
+/// Parses a binary 8-bit PGM (`P5`): its pixels are the buffer read, header cut off, not a
+/// copy of it (a page image is up to `[ingest] ocr_max_page_pixels` bytes).
+fn pgm(mut bytes: Vec<u8>) -> Option<Gray> {
+    let (width, height, at) = pgm_header(&bytes)?;
+    let size = width.checked_mul(height)?;
+    if bytes.len() < at.checked_add(size)? {
+        return None;
+    }
+    bytes.truncate(at + size);
+    bytes.drain(..at);
+    Some(Gray { width, height, pixels: bytes })
+}
+
+/// A `P5` header's width and height, 8 bits a pixel, and where its raster starts.
+fn pgm_header(bytes: &[u8]) -> Option<(usize, usize, usize)> {
     let mut fields = Vec::with_capacity(4);
     let mut at = 0;
     while fields.len() < 4 {
@@ -187,12 +200,9 @@ fn pgm(bytes: &[u8]) -> Option<Gray> {
         }
         fields.push(std::str::from_utf8(&bytes[start..at]).ok()?);
     }
-    at += 1; // the single whitespace byte before the raster
     let (width, height): (usize, usize) = (fields[1].parse().ok()?, fields[2].parse().ok()?);
-    if fields[0] != "P5" || fields[3] != "255" || bytes.len() < at + width.checked_mul(height)? {
-        return None;
-    }
-    Some(Gray { width, height, pixels: bytes[at..at + width * height].to_vec() })
+    // The raster starts after the single whitespace byte that ends the header.
+    (fields[0] == "P5" && fields[3] == "255").then_some((width, height, at + 1))
 }
 
 #[cfg(test)]
@@ -227,9 +237,9 @@ mod tests {
 
     #[test]
     fn pgm_header_with_comment_is_read() {
-        let g = pgm(b"P5\n# made here\n3 2\n255\n\x00\x01\x02\x03\x04\x05").unwrap();
+        let g = pgm(b"P5\n# made here\n3 2\n255\n\x00\x01\x02\x03\x04\x05".to_vec()).unwrap();
         assert_eq!((g.width, g.height, g.pixels), (3, 2, vec![0, 1, 2, 3, 4, 5]));
-        assert!(pgm(b"P5\n3 2\n255\n\x00\x01").is_none(), "a short raster is refused");
-        assert!(pgm(b"P6\n1 1\n255\n\x00\x00\x00").is_none(), "colour is refused");
+        assert!(pgm(b"P5\n3 2\n255\n\x00\x01".to_vec()).is_none(), "a short raster is refused");
+        assert!(pgm(b"P6\n1 1\n255\n\x00\x00\x00".to_vec()).is_none(), "colour is refused");
     }
 }
