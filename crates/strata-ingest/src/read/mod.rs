@@ -10,6 +10,7 @@ use std::sync::Arc;
 pub use limits::{HeadingCap, ReadLimits};
 use strata_core::{Block, Format, SectionNumber, Span};
 
+pub mod contract;
 pub mod decode;
 pub mod docx;
 pub mod html;

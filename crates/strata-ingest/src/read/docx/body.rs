@@ -55,32 +55,45 @@ pub(super) struct Walked {
 /// Walks `w:body`.
 pub(super) fn walk(body: Node<'_, '_>, ctx: &Context<'_>) -> Walked {
     let mut walker = Walker::default_with(ctx);
-    let mut stack: Vec<Node<'_, '_>> = body.children().filter(Node::is_element).collect();
-    stack.reverse();
-    while let Some(node) = stack.pop() {
-        if is_w(node, "p") {
-            let boxes = walker.paragraph(node);
-            for text_box in boxes.iter().rev() {
-                stack.extend(
-                    text_box.children().filter(Node::is_element).collect::<Vec<_>>().into_iter().rev(),
-                );
+    walker.body(body);
+    walker.finish()
+}
+
+impl Walker<'_, '_> {
+    /// Reads the block-level children of `body` (the whole body, or one segment of it:
+    /// [`super::segments`]) after those read before.
+    pub(super) fn body(&mut self, body: Node<'_, '_>) {
+        let mut stack: Vec<Node<'_, '_>> = body.children().filter(Node::is_element).collect();
+        stack.reverse();
+        while let Some(node) = stack.pop() {
+            if is_w(node, "p") {
+                let boxes = self.paragraph(node);
+                for text_box in boxes.iter().rev() {
+                    stack.extend(
+                        text_box.children().filter(Node::is_element).collect::<Vec<_>>().into_iter().rev(),
+                    );
+                }
+            } else if is_w(node, "tbl") {
+                self.table(node);
+            } else if !skipped_block(node) {
+                // Content controls, custom XML, tracked insertions, `mc:Choice`: their children
+                // are blocks of the body.
+                stack.extend(node.children().filter(Node::is_element).collect::<Vec<_>>().into_iter().rev());
             }
-        } else if is_w(node, "tbl") {
-            walker.table(node);
-        } else if !skipped_block(node) {
-            // Content controls, custom XML, tracked insertions, `mc:Choice`: their children
-            // are blocks of the body.
-            stack.extend(node.children().filter(Node::is_element).collect::<Vec<_>>().into_iter().rev());
         }
     }
-    walker.flush_notes(usize::MAX);
-    let title = (!walker.title.is_empty()).then(|| walker.title.join(" "));
-    let (headings, dropped_headings) = walker.out.headings.finish();
-    let mut blocks = walker.out.blocks;
-    if dropped_headings > 0 {
-        merge_dropped(&walker.out.text, &mut blocks, &headings);
+
+    /// What the walk found, once the whole body is read.
+    pub(super) fn finish(mut self) -> Walked {
+        self.flush_notes(usize::MAX);
+        let title = (!self.title.is_empty()).then(|| self.title.join(" "));
+        let (headings, dropped_headings) = self.out.headings.finish();
+        let mut blocks = self.out.blocks;
+        if dropped_headings > 0 {
+            merge_dropped(&self.out.text, &mut blocks, &headings);
+        }
+        Walked { text: self.out.text, blocks, headings, dropped_headings, title }
     }
-    Walked { text: walker.out.text, blocks, headings, dropped_headings, title }
 }
 
 /// Block-level elements with nothing to read: section properties, deleted or moved-away
@@ -167,7 +180,8 @@ impl NoteState {
     }
 }
 
-struct Walker<'c, 'a> {
+/// The walk's state between blocks: what it wrote, list counters, notes, the title.
+pub(super) struct Walker<'c, 'a> {
     ctx: &'c Context<'a>,
     out: Writer,
     counters: Counters,
@@ -178,7 +192,7 @@ struct Walker<'c, 'a> {
 }
 
 impl<'c, 'a> Walker<'c, 'a> {
-    fn default_with(ctx: &'c Context<'a>) -> Walker<'c, 'a> {
+    pub(super) fn default_with(ctx: &'c Context<'a>) -> Walker<'c, 'a> {
         Walker {
             ctx,
             out: Writer::new(ctx.max_headings),

@@ -222,3 +222,26 @@ fn corpus_fedramp_working_with_oscal() {
     let items = parsed.blocks.iter().filter(|b| b.kind == BlockKind::ListItem).count();
     assert_eq!(items, 2, "the two template links");
 }
+
+/// A document part read in segments (here of about 1 KB, from the first byte) reads exactly
+/// as the whole part does: same text, blocks, headings, title and warnings.
+#[test]
+fn every_corpus_docx_reads_the_same_in_segments() {
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/seeds/read_docx/tiny.docx");
+    let mut files = vec![(seed.to_string(), std::fs::read(seed).unwrap())];
+    for name in
+        ["fedramp-working-with-oscal.docx", "usc-title13-census-converted.docx", "uslm-2.0-review-guide.docx"]
+    {
+        if let Some(bytes) = corpus(&format!("docx/{name}")) {
+            files.push((name.to_string(), bytes));
+        }
+    }
+    let limits = ReadLimits::default();
+    let small = Cut { whole: 0, segment: 1024 };
+    for (name, bytes) in files {
+        let whole = read_docx(&bytes, MAX_UNZIPPED_BYTES, &limits).unwrap();
+        let cut = read_docx_cut(&bytes, MAX_UNZIPPED_BYTES, &limits, small).unwrap();
+        assert!(!whole.text.is_empty(), "{name}");
+        assert_eq!(format!("{cut:?}"), format!("{whole:?}"), "{name} read in segments differs");
+    }
+}

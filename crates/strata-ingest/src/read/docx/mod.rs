@@ -31,6 +31,7 @@ mod inline;
 mod notes;
 mod numbering;
 mod package;
+mod segments;
 mod styles;
 #[cfg(test)]
 mod tests;
@@ -38,11 +39,12 @@ mod xml;
 
 use strata_core::Format;
 
-use self::body::{walk, Context};
+use self::body::{walk, Context, Walked, Walker};
 use self::notes::Notes;
 use self::numbering::Numbering;
 use self::package::Package;
 pub use self::package::MAX_UNZIPPED_BYTES;
+use self::segments::Cut;
 use self::styles::Styles;
 use self::xml::{is, is_w, DC};
 use super::{Parsed, ReadError, ReadLimits, Reader};
@@ -69,6 +71,11 @@ impl Reader for DocxReader {
 
 /// Reads a DOCX package whose parts may unzip to at most `limit` bytes, within `limits`.
 fn read_docx(bytes: &[u8], limit: u64, limits: &ReadLimits) -> Result<Parsed, ReadError> {
+    read_docx_cut(bytes, limit, limits, Cut::DEFAULT)
+}
+
+/// [`read_docx`], its document part read in segments as `cut` says.
+fn read_docx_cut(bytes: &[u8], limit: u64, limits: &ReadLimits, cut: Cut) -> Result<Parsed, ReadError> {
     let mut package = Package::open(bytes, limit)?;
     let parts = package.parts()?;
     let Some(document) = package.part(&parts.document)? else {
@@ -116,31 +123,8 @@ fn read_docx(bytes: &[u8], limit: u64, limits: &ReadLimits) -> Result<Parsed, Re
         damaged(&parts.footnotes, e, "footnote text is lost");
         Notes::default()
     });
-    let doc = xml::parse(&document).map_err(|e| {
-        ReadError::Malformed(format!(
-            "{} in this .docx is not well-formed XML ({e}); the file is damaged: open it in Word \
-             (which offers to repair it) and save it again",
-            parts.document
-        ))
-    })?;
-    let root = doc.root_element();
-    let Some(body) = root.children().find(|n| is_w(*n, "body")) else {
-        return Err(ReadError::Malformed(format!(
-            "{} in this .docx has no w:body, so it is not a Word document body; open the file in \
-             Word or LibreOffice and save it as .docx",
-            parts.document
-        )));
-    };
-    let by_outline = styles.any_outline()
-        || body.descendants().any(|n| {
-            is_w(n, "outlineLvl")
-                && xml::w_attr(n, "val").and_then(|v| v.parse::<u32>().ok()).is_some_and(|l| l < 9)
-        });
-    let max_headings = limits.max_headings;
-    let walked = walk(
-        body,
-        &Context { styles: &styles, numbering: &numbering, notes: &notes, by_outline, max_headings },
-    );
+    let structure = Structure { styles: &styles, numbering: &numbering, notes: &notes };
+    let walked = walk_document(&document, &parts.document, &structure, limits.max_headings, cut)?;
     if walked.text.trim().is_empty() {
         return Err(ReadError::Empty);
     }
@@ -153,6 +137,93 @@ fn read_docx(bytes: &[u8], limit: u64, limits: &ReadLimits) -> Result<Parsed, Re
         title,
         warnings,
         ..Parsed::default()
+    })
+}
+
+/// What the body walk reads besides the body: the parts that give it structure.
+struct Structure<'a> {
+    styles: &'a Styles,
+    numbering: &'a Numbering,
+    notes: &'a Notes,
+}
+
+impl Structure<'_> {
+    fn context(&self, by_outline: bool, max_headings: usize) -> Context<'_> {
+        Context {
+            styles: self.styles,
+            numbering: self.numbering,
+            notes: self.notes,
+            by_outline,
+            max_headings,
+        }
+    }
+}
+
+/// Walks the body of the document part `xml` (named `name`): whole, or in segments when it
+/// is over `cut.whole` bytes, so that its tree never holds the whole part.
+fn walk_document(
+    xml: &str,
+    name: &str,
+    structure: &Structure<'_>,
+    max_headings: usize,
+    cut: Cut,
+) -> Result<Walked, ReadError> {
+    let not_xml = |e: roxmltree::Error| {
+        ReadError::Malformed(format!(
+            "{name} in this .docx is not well-formed XML ({e}); the file is damaged: open it in Word \
+             (which offers to repair it) and save it again"
+        ))
+    };
+    if let Some(body) = segments::body(xml).filter(|_| xml.len() > cut.whole) {
+        return walk_segments(&body, structure, max_headings, cut.segment).map_err(not_xml);
+    }
+    let doc = xml::parse(xml).map_err(not_xml)?;
+    let Some(body) = doc.root_element().children().find(|n| is_w(*n, "body")) else {
+        return Err(ReadError::Malformed(format!(
+            "{name} in this .docx has no w:body, so it is not a Word document body; open the file in \
+             Word or LibreOffice and save it as .docx"
+        )));
+    };
+    let by_outline = structure.styles.any_outline() || has_outline_level(body);
+    Ok(walk(body, &structure.context(by_outline, max_headings)))
+}
+
+/// Walks `body` one segment at a time (each parsed on its own), after a first pass that
+/// looks for outline levels when the styles give none.
+fn walk_segments(
+    body: &segments::Body<'_>,
+    structure: &Structure<'_>,
+    max_headings: usize,
+    size: usize,
+) -> Result<Walked, roxmltree::Error> {
+    let pieces = || segments::segments(body.content, size);
+    let mut by_outline = structure.styles.any_outline();
+    if !by_outline && body.content.contains("outlineLvl") {
+        for piece in pieces() {
+            let xml = body.wrap(piece);
+            if has_outline_level(xml::parse(&xml)?.root_element()) {
+                by_outline = true;
+                break;
+            }
+        }
+    }
+    let context = structure.context(by_outline, max_headings);
+    let mut walker = Walker::default_with(&context);
+    for piece in pieces() {
+        let xml = body.wrap(piece);
+        let doc = xml::parse(&xml)?;
+        if let Some(part) = doc.root_element().children().find(|n| is_w(*n, "body")) {
+            walker.body(part);
+        }
+    }
+    Ok(walker.finish())
+}
+
+/// Whether a paragraph under `node` has an outline level (0 to 8) of its own.
+fn has_outline_level(node: roxmltree::Node<'_, '_>) -> bool {
+    node.descendants().any(|n| {
+        is_w(n, "outlineLvl")
+            && xml::w_attr(n, "val").and_then(|v| v.parse::<u32>().ok()).is_some_and(|l| l < 9)
     })
 }
 
