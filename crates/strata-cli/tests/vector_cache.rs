@@ -89,6 +89,29 @@ fn an_edited_document_re_embeds_only_its_changed_chunks_and_answers_as_a_fresh_i
     }
 }
 
+/// `[dense] vector_cache = false` (issue 54): nothing is looked up in the index and nothing
+/// kept, so a forced re-ingest embeds every chunk again.
+#[test]
+fn the_vector_cache_turned_off_embeds_everything_and_keeps_nothing() {
+    if !model_ready() {
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/sample-agreement.md");
+    let index = dir.path().join("index");
+    let ingest = |cache: &str| {
+        let args = ["--json", "ingest", "--force", sample];
+        let out = strata_env(&index, &args, &[DENSE, ("STRATA_DENSE_VECTOR_CACHE", cache)]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        counts(&serde_json::from_slice(&out.stdout).unwrap())
+    };
+    let (chunks, embedded, _) = ingest("false");
+    assert_eq!(embedded, chunks, "no repeated text in the sample");
+    assert_eq!(ingest("false"), (chunks, chunks, 0), "off: nothing is looked up");
+    assert_eq!(ingest("true"), (chunks, chunks, 0), "off kept nothing for the next ingest");
+    assert_eq!(ingest("true"), (chunks, 0, chunks), "on: every vector is reused");
+}
+
 /// A text embedded with another precision, or by another model's folder of the same name,
 /// is a miss, not the first vectors: the cache id holds the precision and hashes the
 /// model's files.

@@ -55,7 +55,8 @@ impl DocumentRecord {
 /// A vector the cache holds: what an embedder made of one text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedVector {
-    /// The key of the embedder and text (64 hex digits).
+    /// The key of the embedder and text (64 hex digits); empty for a vector of an embedder
+    /// that declares no cache id, which is never stored.
     pub key: String,
     /// The L2-normalized vector.
     pub values: Vec<f32>,

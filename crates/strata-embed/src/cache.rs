@@ -1,8 +1,9 @@
 //! The vector cache: a text's vector is looked up before it is computed.
 //!
-//! An entry is keyed by the embedder's [`Embedder::cache_id`] (the model's files, its
-//! precision, its prefixes and window) and the exact text the dense leg embeds, so a
-//! different model, precision or text is a miss and a stale vector is never served. Where
+//! An entry is keyed by the embedder's [`Embedder::cache_id`] (the weights as loaded, the
+//! version of the code that computes, the precision, prefixes and window) and the exact text
+//! the dense leg embeds, so a different model, code, precision or text is a miss and a stale
+//! vector is never served. An embedder that declares no cache id is not cached at all. Where
 //! entries live is the caller's business ([`VectorCache`]): an index keeps them with the
 //! documents they served (`StoreRead::cached_vectors`), `strata eval --vector-cache` in a
 //! folder shared by its runs.
@@ -11,10 +12,8 @@
 //! section profiles alike, goes through it.
 
 use std::collections::HashMap;
-use std::io::Read;
-use std::path::Path;
 
-use strata_core::{CachedVector, Error, Result};
+use strata_core::{CachedVector, Result};
 
 use crate::{Embedder, Embeddings};
 
@@ -50,27 +49,6 @@ pub fn key(cache_id: &str, text: &str) -> String {
     hasher.finalize().to_hex().to_string()
 }
 
-/// blake3 of the contents of `files` and of `extra`, in hex: what an embedder read its model
-/// from, for its [`Embedder::cache_id`].
-pub fn fingerprint(files: &[&Path], extra: &str) -> Result<String> {
-    let mut hasher = blake3::Hasher::new();
-    for path in files {
-        let mut file =
-            std::fs::File::open(path).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
-        hasher.update(path.file_name().map_or(&[][..], |n| n.as_encoded_bytes()));
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = file.read(&mut buf).map_err(|e| Error::io(format!("reading {}", path.display()), e))?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-        }
-    }
-    hasher.update(extra.as_bytes());
-    Ok(hasher.finalize().to_hex().to_string())
-}
-
 /// What [`embed`] made of a list of texts.
 #[derive(Debug)]
 pub struct Embedded {
@@ -87,15 +65,29 @@ pub struct Embedded {
 
 /// `texts` as passages: each text's vector from `cache` when it holds the text's key, the
 /// others embedded by `embedder` in one call (a text that repeats is embedded once).
+///
+/// An embedder without a cache id ([`Embedder::cache_id`] `None`) is never looked up, and its
+/// entries have an empty key: they carry each vector and whether it was cut for the caller,
+/// and are never stored ([`CachedVector::key`] empty).
 pub fn embed(embedder: &dyn Embedder, cache: &dyn VectorCache, texts: &[&str]) -> Result<Embedded> {
     let dim = embedder.info().dim;
     let id = embedder.cache_id()?;
-    let keys: Vec<String> = texts.iter().map(|t| key(&id, t)).collect();
-    let mut found = cache.get(&keys)?;
+    // What tells two texts apart: their keys, or without a cache id the texts themselves.
+    let (keys, ids): (Vec<String>, Vec<String>) = match &id {
+        Some(id) => {
+            let keys: Vec<String> = texts.iter().map(|t| key(id, t)).collect();
+            (keys.clone(), keys)
+        }
+        None => (vec![String::new(); texts.len()], texts.iter().map(|t| t.to_string()).collect()),
+    };
+    let mut found = match id {
+        Some(_) => cache.get(&keys)?,
+        None => HashMap::new(),
+    };
     found.retain(|_, v| v.values.len() == dim);
     let mut missing: Vec<usize> = Vec::new();
     let mut first_of: HashMap<&str, usize> = HashMap::new();
-    for (i, k) in keys.iter().enumerate() {
+    for (i, k) in ids.iter().enumerate() {
         if !found.contains_key(k) && first_of.insert(k, i).is_none() {
             missing.push(i);
         }
@@ -110,14 +102,14 @@ pub fn embed(embedder: &dyn Embedder, cache: &dyn VectorCache, texts: &[&str]) -
             values: computed.row(row).to_vec(),
             truncated: truncated.contains(&row),
         };
-        found.insert(keys[i].clone(), entry);
+        found.insert(ids[i].clone(), entry);
     }
     let mut values = Vec::with_capacity(texts.len() * dim);
     let mut cut = Vec::new();
     let mut entries = Vec::with_capacity(texts.len());
     let mut missing = missing.iter().peekable();
     let mut reused = Vec::new();
-    for (i, k) in keys.iter().enumerate() {
+    for (i, k) in ids.iter().enumerate() {
         if missing.next_if(|&&m| m == i).is_none() {
             reused.push(i);
         }
@@ -140,15 +132,16 @@ mod tests {
     use super::*;
     use crate::{EmbedderInfo, Pooling};
 
-    /// Embeds a text as its length and its first byte; counts the texts it embedded.
+    /// Embeds a text as its length and its first byte; counts the texts it embedded. Its
+    /// cache id is the third field (none when empty).
     struct Counting(EmbedderInfo, AtomicUsize, &'static str);
 
     impl Embedder for Counting {
         fn info(&self) -> &EmbedderInfo {
             &self.0
         }
-        fn cache_id(&self) -> Result<String> {
-            Ok(self.2.to_string())
+        fn cache_id(&self) -> Result<Option<String>> {
+            Ok(Some(self.2.to_string()).filter(|id| !id.is_empty()))
         }
         fn embed_passages(&self, texts: &[&str]) -> Result<Embeddings> {
             self.1.fetch_add(texts.len(), Ordering::Relaxed);
@@ -206,6 +199,27 @@ mod tests {
         assert_eq!(embed(&b, &cache, &["clause 1"]).unwrap().computed, 1);
         assert_eq!(embed(&a, &cache, &["clause 1 "]).unwrap().computed, 1);
         assert_eq!(embed(&a, &cache, &["clause 1"]).unwrap().computed, 0);
+    }
+
+    /// An embedder that declares no cache id was cached by its name and shape alone
+    /// (issue 54): another model behind the same name was served the first one's vectors.
+    #[test]
+    fn regression_an_embedder_without_a_cache_id_is_never_looked_up_nor_stored() {
+        let m = model("");
+        let first = embed(&m, &NoCache, &["a", "a long text", "a"]).unwrap();
+        assert_eq!(
+            (first.reused.as_slice(), first.computed),
+            (&[2][..], 2),
+            "repeats are still embedded once"
+        );
+        assert_eq!(first.embeddings.truncated(), &[1]);
+        assert!(first.entries.iter().all(|e| e.key.is_empty()), "no key: never stored");
+        let everything = Map(HashMap::from([(
+            key("", "a"),
+            CachedVector { key: key("", "a"), values: vec![9.0, 9.0], truncated: false },
+        )]));
+        let again = embed(&m, &everything, &["a"]).unwrap();
+        assert_eq!((again.computed, again.embeddings.row(0)), (1, &[1.0, 97.0][..]));
     }
 
     #[test]

@@ -179,6 +179,8 @@ pub struct HttpEmbedder {
     key: Option<ApiKey>,
     config: HttpEmbedderConfig,
     info: EmbedderInfo,
+    /// [`probe_digest`] of the probe's vector at connect.
+    probe: String,
 }
 
 impl fmt::Debug for HttpEmbedder {
@@ -324,9 +326,10 @@ impl HttpEmbedder {
             query_prefix: config.query_prefix.clone(),
             passage_prefix: config.passage_prefix.clone(),
         };
-        let mut embedder = HttpEmbedder { agent, endpoint, service, key, config, info };
+        let mut embedder = HttpEmbedder { agent, endpoint, service, key, config, info, probe: String::new() };
         let probe = embedder.request(&[PROBE_TEXT.to_string()], None)?;
         let dim = probe.len();
+        embedder.probe = probe_digest(&probe);
         if let Some(want) = embedder.config.dimensions.filter(|&want| want != dim) {
             return Err(embedder.remote(format!(
                 "asked for {want} dimensions but got {dim}: the model or server ignores `dimensions`; \
@@ -461,17 +464,33 @@ impl Embedder for HttpEmbedder {
         self.embed(&self.config.passage_prefix, texts)
     }
 
-    /// The model and the endpoint that serves it (the same model name on another server
-    /// may be another model).
-    fn cache_id(&self) -> Result<String> {
+    /// The model, the endpoint that serves it (the same model name on another server may be
+    /// another model), and the vector it returned for the probe at connect: a server that
+    /// swaps the model behind one name (TEI ignores `model`, Ollama tags are pulled again,
+    /// Azure deployments are upgraded in place) returns another vector, so another id.
+    fn cache_id(&self) -> Result<Option<String>> {
         let info = &self.info;
         let endpoint = self.endpoint.split('?').next().unwrap_or_default();
-        Ok(format!("{}@{endpoint}#{}#{}#{}", info.model_id, info.dim, info.max_seq_len, info.passage_prefix))
+        Ok(Some(format!(
+            "{}@{endpoint}#{}#{}#{}#{}",
+            info.model_id, info.dim, info.max_seq_len, info.passage_prefix, self.probe
+        )))
     }
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {
         self.embed(&self.config.query_prefix, texts)
     }
+}
+
+/// A fingerprint of the probe's vector for the cache id: blake3 of each value rounded to 1e-4
+/// (a server's last bits can differ from one call to the next; another model's vector differs
+/// by far more than that).
+fn probe_digest(vector: &[f32]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for v in vector {
+        hasher.update(&((v * 1e4).round() as i32).to_le_bytes());
+    }
+    hasher.finalize().to_hex()[..16].to_string()
 }
 
 /// Sorts a transport error into worth-retrying or not.

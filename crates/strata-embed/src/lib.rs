@@ -132,15 +132,12 @@ pub trait Embedder: Send + Sync {
     fn info(&self) -> &EmbedderInfo;
 
     /// What the vector cache keys this embedder's vectors by ([`cache::key`]): everything
-    /// that changes the vector of a passage. The default is the model id, dimension,
-    /// window and passage prefix; an embedder that reads its model from files adds their
-    /// contents and its arithmetic.
-    fn cache_id(&self) -> Result<String> {
-        let info = self.info();
-        Ok(format!(
-            "{}#{}#{}#{:?}#{}",
-            info.model_id, info.dim, info.max_seq_len, info.pooling, info.passage_prefix
-        ))
+    /// that can change the vector of a passage — the weights as they were loaded, the version
+    /// of the code that computes with them, the window, pooling and prefix. `None`, the
+    /// default, means its vectors are never cached: an embedder that cannot say what made
+    /// its vectors would be served another model's.
+    fn cache_id(&self) -> Result<Option<String>> {
+        Ok(None)
     }
 
     /// Embeds passages (chunks), prefixed as the model expects.

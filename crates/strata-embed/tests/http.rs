@@ -436,3 +436,37 @@ fn config_has_defaults_and_refuses_unknown_keys() {
         serde_json::from_value::<HttpEmbedderConfig>(json!({"model": "m", "batchsize": 3})).unwrap_err();
     assert!(err.to_string().contains("batchsize"), "{err}");
 }
+
+/// The cache id was the model's name, endpoint and shape (issue 54): a server that swapped
+/// the model behind one name (TEI ignores `model`, Ollama tags are pulled again) kept
+/// serving the old model's cached vectors. The probe's vector at connect is part of it now.
+#[test]
+fn regression_a_server_that_swaps_its_model_behind_one_name_is_another_cache_id() {
+    let swapped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = swapped.clone();
+    let server = Server::start(move |_, seen| {
+        if !flag.load(std::sync::atomic::Ordering::SeqCst) {
+            return embeddings(seen, 8);
+        }
+        // Another model: same name, same dimension, other vectors.
+        let data: Vec<Value> = seen
+            .inputs()
+            .iter()
+            .enumerate()
+            .map(|(i, text)| json!({"index": i, "embedding": vector_for(&format!("{text}!"), 8)}))
+            .collect();
+        Reply::Json(200, vec![], json!({"data": data, "model": "test-model"}))
+    });
+    let env = unset_env("SWAP");
+    let id = |config| {
+        HttpEmbedder::connect(config)
+            .unwrap()
+            .cache_id()
+            .unwrap()
+            .expect("an HTTP embedder declares its cache id")
+    };
+    let before = id(config(&server, &env));
+    assert_eq!(id(config(&server, &env)), before, "the same model is the same id");
+    swapped.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert_ne!(id(config(&server, &env)), before, "the swapped model is another id");
+}

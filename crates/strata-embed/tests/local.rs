@@ -85,3 +85,60 @@ fn batching_and_order_do_not_change_vectors() {
     }
     assert!(embedder.embed_passages(&[]).unwrap().is_empty());
 }
+
+/// A copy of the test model's folder, the files a load reads.
+fn model_copy(name: &str) -> Option<tempfile::TempDir> {
+    let found = locate::find_model(name).and_then(|dir| locate::find_onnxruntime().map(|_| dir));
+    let dir = match found {
+        Ok(dir) => dir,
+        Err(e) if std::env::var("STRATA_REQUIRE_MODEL").as_deref() == Ok("1") => {
+            panic!("STRATA_REQUIRE_MODEL=1 but {e}")
+        }
+        Err(e) => {
+            eprintln!("skipping: {e}");
+            return None;
+        }
+    };
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(&dir, copy.path());
+    Some(copy)
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The local embedder hashed its model files at the first ingest, not the bytes it loaded
+/// (issue 54): weights changed in place after the load stored old-weight vectors under the
+/// new weights' id, and a folder moved away made every ingest fail.
+#[test]
+fn regression_a_model_folder_changed_in_place_is_another_cache_id() {
+    let Some(copy) = model_copy("all-MiniLM-L6-v2") else { return };
+    let options = LocalOptions { threads: 1, ..LocalOptions::default() };
+    let first = LocalEmbedder::open_dir(copy.path(), options).unwrap();
+    let loaded = first.cache_id().unwrap().expect("a local model declares its cache id");
+    // One byte of the last tensor's data: still a valid file, other weights.
+    let weights = copy.path().join("model.safetensors");
+    let mut bytes = std::fs::read(&weights).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&weights, &bytes).unwrap();
+    assert_eq!(first.cache_id().unwrap().as_deref(), Some(loaded.as_str()), "the id is of the bytes loaded");
+    let second = LocalEmbedder::open_dir(copy.path(), options).unwrap();
+    assert_ne!(second.cache_id().unwrap().as_deref(), Some(loaded.as_str()), "new weights, new id");
+    // The folder gone after the load: the embedder still names what it loaded.
+    let path = copy.path().to_path_buf();
+    drop(copy);
+    assert!(!path.exists());
+    assert_eq!(first.cache_id().unwrap().as_deref(), Some(loaded.as_str()));
+    assert_eq!(first.embed_passages(&["still works"]).unwrap().len(), 1);
+}

@@ -134,6 +134,7 @@ fn main() -> Result<()> {
         embedder: Some(model.as_ref()),
         tokenizer: pipeline.tokenizer().as_ref(),
         section_vectors: true,
+        vector_cache: true,
         embed_slice: Some(64),
     };
     let mut originals: Vec<DocumentRecord> = Vec::new();

@@ -39,7 +39,7 @@ use crate::ocr_cache::OcrCache;
 pub use crate::ocr_cache::OcrTally;
 use crate::progress::{Observer, Progress};
 pub use crate::record::ContextTally;
-use crate::record::{ContextSink, Embedded, RecordStep, StoreVectors, Vectors};
+use crate::record::{ContextSink, Embedded, RecordStep, Vectors};
 use crate::Location;
 
 /// What happened to one file.
@@ -259,6 +259,7 @@ pub fn run_reporting(
         embedder,
         tokenizer: pipeline.tokenizer().as_ref(),
         section_vectors: config.dense.sections,
+        vector_cache: config.dense.vector_cache,
         embed_slice: Some(EMBED_SLICE),
     };
     let mut writer = Writer {
@@ -516,8 +517,10 @@ impl Writer<'_> {
             ));
         };
         let docs: Vec<&Ingested> = queue.iter().map(|(_, ing, _)| &**ing).collect();
-        let cache = StoreVectors(self.store.as_ref());
-        let embedded = self.step.embed_documents(embedder, &cache, &docs, &mut progress);
+        let embedded = {
+            let cache = self.step.cache(Vectors::Store, self.store.as_ref());
+            self.step.embed_documents(embedder, cache.as_ref(), &docs, &mut progress)
+        };
         for ((path, ing, situation), embedded) in queue.into_iter().zip(embedded) {
             self.record(&path, ing, situation, Some(embedded))?;
         }

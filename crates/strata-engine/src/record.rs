@@ -38,6 +38,9 @@ pub struct RecordStep<'a> {
     pub tokenizer: &'a dyn Tokenizer,
     /// Embed section profiles too (`[dense] sections`).
     pub section_vectors: bool,
+    /// Look texts up in, and keep their vectors in, the index (`[dense] vector_cache`);
+    /// `false` leaves [`Vectors::Store`] unused: every text is embedded, nothing kept.
+    pub vector_cache: bool,
     /// Chunks embedded per call, so that progress shows inside long documents; `None`
     /// embeds a document in one call. The embedder batches each call by length, so the
     /// slices decide which chunks share a batch.
@@ -212,7 +215,7 @@ impl RecordStep<'_> {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Recorded, Failed> {
         let embedded = self.embedder.map(|embedder| {
-            let cache = vectors.cache(&*store);
+            let cache = self.cache(vectors, &*store);
             self.embed_documents(embedder, cache.as_ref(), &[&*ing], progress).remove(0)
         });
         self.record(ing, situation, embedded, sink, vectors, tally, store)
@@ -240,11 +243,23 @@ impl RecordStep<'_> {
             .map_err(fail(Stage::Context))?;
         if let (Some(embedder), Some(embedded)) = (self.embedder, embedded) {
             let embedded = embedded.map_err(fail(Stage::Embed))?;
-            let cache = vectors.cache(&*store);
+            let cache = self.cache(vectors, &*store);
             self.set_vectors(embedder, cache.as_ref(), ing, embedded, &mut recorded)?;
+            if matches!(vectors, Vectors::Store) && !self.vector_cache {
+                ing.cached_vectors.clear();
+            }
         }
         store.put(ing).map_err(fail(Stage::Record))?;
         Ok(recorded)
+    }
+
+    /// The cache to look texts up in: `vectors`' own, none for the index's when
+    /// `[dense] vector_cache` is off.
+    pub fn cache<'s>(&self, vectors: Vectors<'s>, store: &'s dyn StoreWrite) -> Box<dyn VectorCache + 's> {
+        match vectors {
+            Vectors::Store if !self.vector_cache => Box::new(strata_embed::cache::NoCache),
+            _ => vectors.cache(store),
+        }
     }
 
     /// Gives `ing` its chunk vectors and its section vectors (embedded here, from `cache`
@@ -286,8 +301,9 @@ impl RecordStep<'_> {
             entries.extend(sections.entries);
             ing.section_vectors = Some(sections.vectors);
         }
+        // An embedder without a cache id leaves its entries without a key: never stored.
         let mut seen = std::collections::HashSet::new();
-        entries.retain(|e| seen.insert(e.key.clone()));
+        entries.retain(|e| !e.key.is_empty() && seen.insert(e.key.clone()));
         ing.cached_vectors = entries;
         recorded.embed_seconds = embedded.seconds + started.elapsed().as_secs_f64();
         Ok(())
@@ -492,6 +508,7 @@ mod tests {
             embedder: Some(&Down(info)),
             tokenizer: pipeline.tokenizer().as_ref(),
             section_vectors: true,
+            vector_cache: true,
             embed_slice: Some(64),
         };
         let mut ing = document(&pipeline);
@@ -526,6 +543,7 @@ mod tests {
             embedder: None,
             tokenizer: pipeline.tokenizer().as_ref(),
             section_vectors: false,
+            vector_cache: true,
             embed_slice: None,
         };
         let mut ing = document(&pipeline);

@@ -301,6 +301,7 @@ pub fn ingest(
         embedder,
         tokenizer: pipeline.tokenizer().as_ref(),
         section_vectors: true,
+        vector_cache: config.dense.vector_cache,
         embed_slice: None,
     };
     let mut docs = HashMap::new();

@@ -215,7 +215,7 @@ impl<'s> Searcher<'s> {
         timings.fuse = fuse_ms;
         let sections = match req.mode {
             Mode::Hierarchical => {
-                Some(self.sections(&legs_req, shortlist, &retrieved, &mut fused, &mut timings)?)
+                Some(self.sections(&legs_req, named.named(), &retrieved, &mut fused, &mut timings)?)
             }
             _ => None,
         };
@@ -281,14 +281,14 @@ impl<'s> Searcher<'s> {
     fn sections<'a>(
         &'a self,
         req: &SearchRequest,
-        shortlist: &[DocumentHit],
+        named: &[DocumentHit],
         retrieved: &Retrieved,
         fused: &mut [Fused],
         timings: &mut Timings,
     ) -> Result<hierarchy::Sections<'a>> {
         let at = Instant::now();
         let (headings, fusion) = (&self.catalog.headings, self.fusion.as_ref());
-        let within = self.heading_scope(req, shortlist, fused)?;
+        let within = self.heading_scope(req, named, fused)?;
         let mut sections =
             hierarchy::Sections::new(self.store, headings, fusion, &self.config, &req.query, retrieved)
                 .within(within);
@@ -302,12 +302,12 @@ impl<'s> Searcher<'s> {
         Ok(sections)
     }
 
-    /// The documents whose headings the query can name (`[search] heading_scope`); `None`
-    /// for every candidate's.
+    /// The documents whose headings the query can name (`[search] heading_scope`): those
+    /// it `named`; `None` for every candidate's.
     fn heading_scope(
         &self,
         req: &SearchRequest,
-        shortlist: &[DocumentHit],
+        named: &[DocumentHit],
         fused: &[Fused],
     ) -> Result<Option<HashSet<DocId>>> {
         let scope = self.config.heading_scope;
@@ -331,7 +331,7 @@ impl<'s> Searcher<'s> {
                 return Ok(None);
             }
         }
-        Ok(Some(shortlist.iter().map(|h| h.doc.clone()).collect()))
+        Ok(Some(named.iter().map(|h| h.doc.clone()).collect()))
     }
 
     /// The rerank stage, when the request asks for it and the searcher has a reranker; a

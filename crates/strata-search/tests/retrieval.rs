@@ -28,6 +28,7 @@
 //! The index is built as `strata ingest` builds it with the dense leg off
 //! (`strata_engine::ingest::run`, structural contexts).
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -348,6 +349,35 @@ fn a_named_heading_lifts_only_the_documents_the_query_names() {
     for h in hits {
         assert!(h.legs.contains_key(&Leg::Document), "{} is lifted and not named", h.doc_title);
     }
+}
+
+/// With the document leg off (`[search.weights] documents = 0`) the documents stage returned
+/// no shortlist, so `heading_scope = "named"` lifted no heading on any index of two documents
+/// or more (issue 54). The query's named documents still scope the lift; they lift nothing
+/// themselves.
+#[test]
+fn regression_a_named_heading_is_lifted_with_the_document_leg_off() {
+    let Some(store) = store() else { return };
+    let search = |documents: f64, query: &str, k: usize| {
+        let mut config = SearchConfig { heading_scope: HeadingScope::Named, ..SearchConfig::default() };
+        config.weights.documents = documents;
+        let s = searcher_with(&store, config);
+        s.search(&SearchRequest::new(query, Mode::Hierarchical, k).ranking_only()).unwrap().hits
+    };
+    let named = "In HTTP Semantics, how does content negotiation choose a representation";
+    // The documents the query names: those the document leg lifts (RFC 9110 and RFC 7231).
+    let with_leg = search(SearchConfig::default().weights.documents, named, 100);
+    let named_docs: HashSet<&str> =
+        with_leg.iter().filter(|h| h.legs.contains_key(&Leg::Document)).map(|h| h.doc_id.as_str()).collect();
+    let hits = search(0.0, named, 10);
+    let lifted: Vec<_> = hits.iter().filter(|h| h.legs.contains_key(&Leg::Section)).collect();
+    assert!(!lifted.is_empty(), "the query names RFC 9110 and its heading");
+    for h in lifted {
+        assert!(named_docs.contains(h.doc_id.as_str()), "{} is lifted and not named", h.doc_title);
+    }
+    assert!(hits.iter().all(|h| !h.legs.contains_key(&Leg::Document)), "the document leg is off");
+    let unnamed = search(0.0, "how does content negotiation choose a representation", 10);
+    assert!(unnamed.iter().all(|h| !h.legs.contains_key(&Leg::Section)), "the query names no document");
 }
 
 #[test]

@@ -72,6 +72,11 @@ pub struct DenseConfig {
     /// hierarchical mode (`[search.weights] sections`). About 40% more texts to embed on the
     /// corpus. Default false.
     pub sections: bool,
+    /// Keep each text's vector in the index, keyed by the embedder's cache id and the text,
+    /// so that an ingest of a changed document embeds only its new texts. `false` embeds
+    /// every text and keeps nothing (on Milvus, each entry is a full f32 copy of the vector
+    /// in the local side index). Default true.
+    pub vector_cache: bool,
     /// The HTTP provider.
     pub http: DenseHttpConfig,
 }
@@ -88,6 +93,7 @@ impl Default for DenseConfig {
             precision: DensePrecision::Auto,
             ann_threshold: 20_000,
             sections: false,
+            vector_cache: true,
             http: DenseHttpConfig::default(),
         }
     }

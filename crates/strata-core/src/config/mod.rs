@@ -123,6 +123,7 @@ impl Config {
         set(get, "STRATA_DENSE_PROVIDER", &mut self.dense.provider, named)?;
         set(get, "STRATA_DENSE_PRECISION", &mut self.dense.precision, named)?;
         set(get, "STRATA_DENSE_LANES", &mut self.dense.lanes, number)?;
+        set(get, "STRATA_DENSE_VECTOR_CACHE", &mut self.dense.vector_cache, flag)?;
         set(get, "STRATA_CONTEXT", &mut self.context.kind, named)?;
         set(get, "STRATA_RERANK", &mut self.rerank.kind, named)?;
         set(get, "STRATA_RERANK_MODEL", &mut self.rerank.model, text)?;

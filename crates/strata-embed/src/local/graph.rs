@@ -77,22 +77,55 @@ pub enum Precision {
     Int8,
 }
 
+/// The version of the arithmetic this file writes, and of the pooling and normalization in
+/// `local/mod.rs`: part of every local vector's cache id. Raise it by hand with any change
+/// that can move a vector's bits; `tests/code_version.rs` fails when the output on a fixed
+/// text changes while it stays the same.
+pub const GRAPH_VERSION: u32 = 1;
+
+/// A safetensors file mapped into memory: every graph of a model is built from these bytes,
+/// and the vector cache's id hashes the same bytes, so a file changed after the load cannot
+/// give old vectors a new id.
+pub struct WeightsFile {
+    path: std::path::PathBuf,
+    map: memmap2::Mmap,
+}
+
+impl WeightsFile {
+    /// Maps `path`.
+    pub fn open(path: &Path) -> Result<WeightsFile> {
+        let file =
+            std::fs::File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        // SAFETY: the weights file is read-only model data; strata never writes it, and a
+        // change under the map would at worst produce wrong weights, caught by the reference
+        // test.
+        let map = unsafe { memmap2::Mmap::map(&file) }
+            .map_err(|e| Error::io(format!("mapping {}", path.display()), e))?;
+        Ok(WeightsFile { path: path.to_path_buf(), map })
+    }
+
+    /// blake3 of the bytes, in hex.
+    pub fn digest(&self) -> String {
+        blake3::hash(&self.map).to_hex().to_string()
+    }
+}
+
 /// Builds the encoder graph of `config` with the weights in the safetensors file `weights`.
 pub fn build(config: &BertConfig, weights: &Path) -> Result<Model> {
-    build_with(config, weights, Head::Encoder, Precision::Fp32)
+    build_with(config, &WeightsFile::open(weights)?, Head::Encoder, Precision::Fp32)
 }
 
 /// Builds the graph of `config` ending in `head`, its projections in `precision`.
-pub fn build_with(config: &BertConfig, weights: &Path, head: Head, precision: Precision) -> Result<Model> {
-    let file =
-        std::fs::File::open(weights).map_err(|e| Error::io(format!("opening {}", weights.display()), e))?;
-    // SAFETY: the weights file is read-only model data; strata never writes it, and a change
-    // under the map would at worst produce wrong weights, caught by the reference test.
-    let map = unsafe { memmap2::Mmap::map(&file) }
-        .map_err(|e| Error::io(format!("mapping {}", weights.display()), e))?;
-    let tensors = SafeTensors::deserialize(&map)
-        .map_err(|e| Error::user(format!("{}: not a safetensors file: {e}", weights.display())))?;
-    let w = Weights::new(&tensors, weights)?;
+pub fn build_with(
+    config: &BertConfig,
+    weights: &WeightsFile,
+    head: Head,
+    precision: Precision,
+) -> Result<Model> {
+    let path = weights.path.as_path();
+    let tensors = SafeTensors::deserialize(&weights.map)
+        .map_err(|e| Error::user(format!("{}: not a safetensors file: {e}", path.display())))?;
+    let w = Weights::new(&tensors, path)?;
     Builder::new(config, w, precision)?.finish(head)
 }
 

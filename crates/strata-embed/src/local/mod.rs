@@ -103,11 +103,8 @@ pub struct LocalEmbedder {
     tokenizer: Tokenizer,
     sessions: Vec<Mutex<Session>>,
     batch_size: usize,
-    /// What the vector cache keys the vectors by: the model's files and the precision,
-    /// hashed the first time it is asked for (an ingest), not at every load.
-    cache_id: OnceLock<String>,
-    /// The files that make the model, and the precision (for `cache_id`).
-    sources: (Vec<std::path::PathBuf>, Precision),
+    /// What the vector cache keys the vectors by ([`loaded_id`]).
+    cache_id: String,
 }
 
 impl std::fmt::Debug for LocalEmbedder {
@@ -167,17 +164,19 @@ pub(crate) fn tokenizer_for(folder: &ModelFolder, max_length: usize) -> Result<T
     Ok(tokenizer)
 }
 
-/// An ONNX Runtime session for the BERT graph of `folder` ending in `head`: full
+/// An ONNX Runtime session for the BERT graph of `folder` (its `weights` mapped) ending in
+/// `head`: full
 /// optimization, `options.threads` intra-op threads, one inter-op thread. `what` names the
 /// model in errors. The runtime is loaded first: building the graph already calls into it.
 pub(crate) fn session(
     folder: &ModelFolder,
+    weights: &graph::WeightsFile,
     head: graph::Head,
     options: LocalOptions,
     what: &str,
 ) -> Result<Session> {
     let env = environment()?;
-    let model = graph::build_with(&folder.config, safetensors_of(folder)?, head, options.precision)?;
+    let model = graph::build_with(&folder.config, weights, head, options.precision)?;
     let builder = |e: ort::Error| Error::Internal(format!("configuring ONNX Runtime: {e}"));
     let session_builder = Session::builder(env)
         .map_err(&builder)?
@@ -205,36 +204,38 @@ impl LocalEmbedder {
         let what = format!("the encoder for {}", folder.dir.display());
         let lanes = options.lanes.clamp(1, options.threads.max(1));
         let lane_options = LocalOptions { threads: (options.threads / lanes).max(1), ..options };
-        let sessions = (0..lanes)
-            .map(|_| session(folder, graph::Head::Encoder, lane_options, &what).map(Mutex::new))
-            .collect::<Result<Vec<_>>>()?;
-
-        Ok(LocalEmbedder {
-            info: EmbedderInfo {
-                model_id: folder.model_id.clone(),
-                dim: folder.config.hidden_size,
-                max_seq_len: folder.max_seq_len,
-                pooling: folder.pooling,
-                tokenizer: Some(folder.tokenizer.clone()),
-                query_prefix: folder.query_prefix.clone(),
-                passage_prefix: folder.passage_prefix.clone(),
-            },
-            tokenizer,
-            sessions,
-            batch_size: options.batch_size.max(1),
-            cache_id: OnceLock::new(),
-            sources: (
-                [
-                    safetensors_of(folder)?.to_path_buf(),
-                    folder.tokenizer.clone(),
-                    folder.dir.join("config.json"),
-                ]
-                .into_iter()
-                .filter(|p| p.is_file())
-                .collect(),
-                options.precision,
-            ),
-        })
+        let weights = graph::WeightsFile::open(safetensors_of(folder)?)?;
+        // The weights are hashed beside the graphs' building, which takes longer.
+        let (sessions, digest) = std::thread::scope(|scope| {
+            let digest = scope.spawn(|| weights.digest());
+            let sessions = (0..lanes)
+                .map(|_| session(folder, &weights, graph::Head::Encoder, lane_options, &what).map(Mutex::new))
+                .collect::<Result<Vec<_>>>();
+            (sessions, digest.join())
+        });
+        let sessions = sessions?;
+        let digest = digest.map_err(|_| Error::Internal("hashing the model's weights panicked".into()))?;
+        let info = EmbedderInfo {
+            model_id: folder.model_id.clone(),
+            dim: folder.config.hidden_size,
+            max_seq_len: folder.max_seq_len,
+            pooling: folder.pooling,
+            tokenizer: Some(folder.tokenizer.clone()),
+            query_prefix: folder.query_prefix.clone(),
+            passage_prefix: folder.passage_prefix.clone(),
+        };
+        let shape = format!(
+            "{:?}#{}#{:?}#{:?}#{}",
+            folder.config, info.max_seq_len, info.pooling, options.precision, info.passage_prefix
+        );
+        let cache_id = loaded_id(
+            &info.model_id,
+            &digest,
+            &tokenizer.to_string(false).unwrap_or_default(),
+            &shape,
+            &code(options.precision),
+        );
+        Ok(LocalEmbedder { info, tokenizer, sessions, batch_size: options.batch_size.max(1), cache_id })
     }
 
     /// Model folder path convenience for tests and tools.
@@ -403,6 +404,29 @@ fn pool(hidden: &[f32], rows: &[&[u32]], len: usize, dim: usize, pooling: Poolin
     pooled
 }
 
+/// The cache id of a model as it was loaded: blake3 of the weights' bytes the graph was
+/// built from, of the tokenizer as parsed, of the architecture, window, pooling, passage
+/// prefix and precision (`shape`), and of the versions of the code that computes ([`code`]).
+/// Nothing is read again later, so a folder changed, moved or deleted after the load
+/// changes nothing.
+fn loaded_id(model_id: &str, weights: &str, tokenizer: &str, shape: &str, code: &str) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for part in [weights, tokenizer, shape, code] {
+        hasher.update(part.as_bytes());
+        hasher.update(b"\0");
+    }
+    format!("{model_id}@{}", hasher.finalize().to_hex())
+}
+
+/// The versions of the code that computes a vector in `precision`: the graph's, and for
+/// int8 the quantization's.
+fn code(precision: Precision) -> String {
+    match precision {
+        Precision::Fp32 => format!("graph {}", graph::GRAPH_VERSION),
+        Precision::Int8 => format!("graph {} quantize {}", graph::GRAPH_VERSION, quantize::QUANTIZE_VERSION),
+    }
+}
+
 impl Embedder for LocalEmbedder {
     fn info(&self) -> &EmbedderInfo {
         &self.info
@@ -412,19 +436,10 @@ impl Embedder for LocalEmbedder {
         self.embed(texts, &self.info.passage_prefix)
     }
 
-    /// The model's files and its precision: the same folder name with other weights, or
-    /// the same weights in int8 instead of fp32, are other vectors.
-    fn cache_id(&self) -> Result<String> {
-        if let Some(id) = self.cache_id.get() {
-            return Ok(id.clone());
-        }
-        let (files, precision) = &self.sources;
-        let files: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
-        let info = &self.info;
-        let extra =
-            format!("{}#{:?}#{:?}#{}", info.max_seq_len, info.pooling, precision, info.passage_prefix);
-        let id = format!("{}@{}", info.model_id, crate::cache::fingerprint(&files, &extra)?);
-        Ok(self.cache_id.get_or_init(|| id).clone())
+    /// What was loaded ([`loaded_id`]): the same folder name with other weights, the same
+    /// weights in int8 instead of fp32, or the same files run by other code are other vectors.
+    fn cache_id(&self) -> Result<Option<String>> {
+        Ok(Some(self.cache_id.clone()))
     }
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {
@@ -435,6 +450,22 @@ impl Embedder for LocalEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key had no code version (issue 54): a change to the graph or to int8 rounding kept
+    /// serving vectors of the old code. Each part of what was loaded, the code's version
+    /// included, is its own id.
+    #[test]
+    fn regression_another_code_version_is_another_cache_id() {
+        let id = |code: &str| loaded_id("m", "weights", "tokenizer", "shape", code);
+        assert_ne!(id(&code(Precision::Fp32)), id(&code(Precision::Int8)));
+        let next = format!("graph {}", graph::GRAPH_VERSION + 1);
+        assert_ne!(id(&code(Precision::Fp32)), id(&next));
+        assert_ne!(
+            loaded_id("m", "weights", "tokenizer", "shape", "c"),
+            loaded_id("m", "weight", "stokenizer", "shape", "c")
+        );
+        assert!(id("c").starts_with("m@"));
+    }
 
     fn sizes(lens: &[usize], batch_size: usize) -> Vec<usize> {
         let order: Vec<usize> = (0..lens.len()).collect();

@@ -9,6 +9,12 @@
 //! alone, so no calibration data is needed. The method and its measurements are in
 //! `bench/research/int8/README.md` (`s2w5`).
 
+/// The version of this file's rounding: part of every int8 vector's cache id. Raise it by
+/// hand with any change that can move a weight's int8 value or scale;
+/// `tests/code_version.rs` fails when the int8 output on a fixed text changes while it
+/// stays the same.
+pub const QUANTIZE_VERSION: u32 = 1;
+
 /// A row is an outlier when its largest |w| exceeds this many times the median row's.
 const OUTLIER_FACTOR: f32 = 5.0;
 

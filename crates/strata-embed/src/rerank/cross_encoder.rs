@@ -22,7 +22,7 @@ use tokenizers::{EncodeInput, Encoding, Tokenizer};
 use super::Reranker;
 use crate::folder::ModelFolder;
 use crate::local::graph::{self, Head};
-use crate::local::{session, tokenizer_for, LocalOptions, Precision};
+use crate::local::{safetensors_of, session, tokenizer_for, LocalOptions, Precision};
 
 /// Most tokens of a pair, as CrossEncoder's `max_length` (the model's `model_max_length`).
 pub const MAX_PAIR_TOKENS: usize = 512;
@@ -58,7 +58,8 @@ impl CrossEncoder {
         let tokenizer = tokenizer_for(&folder, window)?;
         let what = format!("the cross-encoder for {}", dir.display());
         let options = LocalOptions { precision: Precision::Fp32, ..options };
-        let session = session(&folder, Head::Classifier, options, &what)?;
+        let weights = graph::WeightsFile::open(safetensors_of(&folder)?)?;
+        let session = session(&folder, &weights, Head::Classifier, options, &what)?;
         Ok(CrossEncoder {
             id: format!("cross-encoder:{}", folder.model_id),
             tokenizer,

@@ -165,6 +165,10 @@ impl StaticEmbedder {
     }
 }
 
+/// The version of the pooling in [`StaticEmbedder::embed`]: part of the cache id. Raise it
+/// by hand with any change that can move a vector's bits.
+const STATIC_VERSION: u32 = 1;
+
 impl Embedder for StaticEmbedder {
     fn info(&self) -> &EmbedderInfo {
         &self.info
@@ -174,17 +178,19 @@ impl Embedder for StaticEmbedder {
         self.embed(texts)
     }
 
-    /// The table of token vectors itself: a distillation made again is another model.
-    fn cache_id(&self) -> Result<String> {
+    /// The table of token vectors itself, as loaded, and the version of the code that pools
+    /// it: a distillation made again is another model.
+    fn cache_id(&self) -> Result<Option<String>> {
         let id = self.cache_id.get_or_init(|| {
             let mut hasher = blake3::Hasher::new();
             for v in &self.rows {
                 hasher.update(&v.to_le_bytes());
             }
             hasher.update(self.tokenizer.to_string(false).unwrap_or_default().as_bytes());
+            hasher.update(format!("static {STATIC_VERSION}").as_bytes());
             format!("{}@static-{}", self.info.model_id, hasher.finalize().to_hex())
         });
-        Ok(id.clone())
+        Ok(Some(id.clone()))
     }
 
     fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use strata_core::config::{NameDrop, NameEvidence, SearchConfig};
+use strata_core::config::{HeadingScope, NameDrop, NameEvidence, SearchConfig};
 use strata_core::{NodeId, Result};
 use strata_embed::Embedder;
 use strata_index::{Filter, StoreRead};
@@ -41,11 +41,24 @@ pub(crate) struct Named {
     /// title) that name its documents, when `[search] drop_names` says so.
     pub rest: Option<String>,
     evidence: Evidence,
+    /// The documents were ranked only to scope the heading lift (the document leg is off):
+    /// they add nothing to the chunk legs.
+    scope_only: bool,
 }
 
 impl Named {
-    /// The documents the query names ([`DocumentRanking::shortlist`]).
+    /// The documents the query names ([`DocumentRanking::shortlist`]), which the chunk legs
+    /// search deeper; none when the document leg is off.
     pub fn shortlist(&self) -> &[DocumentHit] {
+        if self.scope_only {
+            return &[];
+        }
+        self.ranking.shortlist()
+    }
+
+    /// The documents the query names, whose headings it can name (`[search] heading_scope =
+    /// "named"`), with the document leg on or off.
+    pub fn named(&self) -> &[DocumentHit] {
         self.ranking.shortlist()
     }
 
@@ -65,6 +78,17 @@ impl Stage<'_> {
             && self.index.len() >= 2
     }
 
+    /// Whether the stage reads the query for the documents it names only to scope the
+    /// heading lift: the document leg is off (`[search.weights] documents = 0`), and the
+    /// hierarchical mode lifts a named heading only in the documents the query names.
+    fn scopes_headings(&self, req: &SearchRequest) -> bool {
+        req.mode == Mode::Hierarchical
+            && self.config.heading_scope != HeadingScope::All
+            && self.config.weights.documents <= 0.0
+            && req.filter.doc.is_none()
+            && self.index.len() >= 2
+    }
+
     /// Marks the quoted phrases of `plan` that are a document's name as titles, read as
     /// naming it rather than searched as phrases: in the searches whose documents stage
     /// ranks (`[search] title_phrases`).
@@ -78,7 +102,12 @@ impl Stage<'_> {
     /// follows from them.
     pub fn run(&self, req: &SearchRequest, plan: &Plan, timings: &mut Timings) -> Result<Named> {
         if !self.ranks(req) {
-            return Ok(Named::default());
+            if !self.scopes_headings(req) {
+                return Ok(Named::default());
+            }
+            let (ranking, ms) = timed(|| self.index.rank(&req.query, self.config.name_evidence));
+            timings.documents = Some(ms);
+            return Ok(Named { ranking, scope_only: true, ..Named::default() });
         }
         let (mut ranking, ms) = timed(|| self.index.rank(&req.query, self.config.name_evidence));
         timings.documents = Some(ms);
@@ -91,7 +120,7 @@ impl Stage<'_> {
             (_, false) => Evidence::Firm,
         };
         let vector = vector.filter(|_| rest.is_none());
-        Ok(Named { ranking, vector, rest, evidence })
+        Ok(Named { ranking, vector, rest, evidence, scope_only: false })
     }
 
     /// The dense document leg: when the query names several documents and
