@@ -65,6 +65,58 @@ fn eval_on_the_anthropic_set_reports_every_leg_next_to_the_published_rows() {
     }
 }
 
+/// `strata eval --vector-cache` had no end-to-end test (issue 54): a second run over the
+/// same folder embeds nothing and reports exactly the first run's metrics.
+#[test]
+fn a_second_eval_over_one_vector_cache_embeds_nothing_and_repeats_the_metrics() {
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/eval/anthropic-codebase");
+    if !set.exists() {
+        assert!(
+            std::env::var("STRATA_REQUIRE_CORPUS").as_deref() != Ok("1"),
+            "STRATA_REQUIRE_CORPUS=1 but the shared evaluation set is not at {}",
+            set.display()
+        );
+        eprintln!("skipping: the shared evaluation set is not at {}", set.display());
+        return;
+    }
+    if !model_ready() {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let cache = tmp.path().join("vectors");
+    let run = |name: &str| {
+        let out = tmp.path().join(name);
+        let args = [
+            "eval",
+            set.to_str().unwrap(),
+            "--chunking",
+            "given",
+            "--strategies",
+            "dense,hybrid",
+            "--limit",
+            "12",
+            "--vector-cache",
+            cache.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let run = strata_env(&tmp.path().join("unused"), &args, &[("STRATA_DENSE_ENABLED", "true")]);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+        let ingest = &report["ingests"]["given"];
+        let metrics: Vec<Value> =
+            report["rows"].as_array().unwrap().iter().map(|r| r["metrics"].clone()).collect();
+        (ingest["embedded"].as_u64().unwrap(), ingest["reused"].as_u64().unwrap(), metrics)
+    };
+    let (embedded, reused, first) = run("first");
+    assert_eq!(embedded + reused, 737);
+    assert!(embedded > 700, "a new cache holds nothing: {embedded} embedded");
+    let (embedded, reused, second) = run("second");
+    assert_eq!((embedded, reused), (0, 737), "every vector from the cache");
+    assert_eq!(first, second, "the same vectors, the same metrics");
+}
+
 #[test]
 fn eval_of_something_that_is_not_a_data_set_says_what_it_expected() {
     let tmp = TempDir::new().unwrap();

@@ -172,10 +172,28 @@ impl Headings {
         Ok(read)
     }
 
+    /// Holds `headings` as `doc`'s, as if read from its tree (for tests of the stages that
+    /// read them).
+    #[cfg(test)]
+    pub(crate) fn hold(&self, doc: DocId, headings: DocumentHeadings) {
+        self.lock().insert(doc, Some(Arc::new(headings)));
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<DocId, Option<Arc<DocumentHeadings>>>> {
         // A panic elsewhere while holding the lock leaves a map that is still whole.
         self.docs.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The headings of a tree of `nodes` (title, parent, subtree span), for tests.
+#[cfg(test)]
+pub(crate) fn of_spans(nodes: &[(&str, Option<u32>, (usize, usize))]) -> DocumentHeadings {
+    let titles: Vec<(&str, Option<u32>)> = nodes.iter().map(|&(t, p, _)| (t, p)).collect();
+    let mut nodes_of = tests::tree(&titles).nodes().to_vec();
+    for (node, &(_, _, (start, end))) in nodes_of.iter_mut().zip(nodes) {
+        node.subtree = strata_core::Span::new(start, end);
+    }
+    DocumentHeadings::of(&Tree::from_nodes(nodes_of))
 }
 
 #[cfg(test)]
@@ -183,7 +201,7 @@ mod tests {
     use super::*;
     use strata_core::{Node, PageRange, Span};
 
-    fn tree(titles: &[(&str, Option<u32>)]) -> Tree {
+    pub(super) fn tree(titles: &[(&str, Option<u32>)]) -> Tree {
         let nodes = titles
             .iter()
             .enumerate()

@@ -323,22 +323,35 @@ mod tests {
         fused.iter().map(|f| f.chunk.as_str()).collect()
     }
 
-    /// Runs `check` on the stage with a1..a4 read in section 1, b1 in 2, r1..r4 at the root
-    /// (no heading), and `terms` as the sections' terms; nothing is read from the (empty)
-    /// store.
+    /// Runs `check` on the stage with a1..a4 read in section 1, b1 in 2, c1..c3 in 3 (which
+    /// spans 60% of its document), r1..r4 at the root (no heading), and `terms` as the
+    /// sections' terms; nothing is read from the (empty) store.
     fn with_sections(terms: &[(u32, f64)], check: impl FnOnce(&mut Sections<'_>)) {
+        with_config(&SearchConfig::default(), terms, check)
+    }
+
+    fn with_config(config: &SearchConfig, terms: &[(u32, f64)], check: impl FnOnce(&mut Sections<'_>)) {
         let dir = tempfile::tempdir().unwrap();
         let store = EmbeddedStore::open_or_create(dir.path(), Manifest::new("cl100k", 512, 0)).unwrap();
         let headings = Headings::default();
+        let spans = [
+            ("d", None, (0, 100)),
+            ("A", Some(0), (0, 20)),
+            ("B", Some(0), (20, 30)),
+            ("C", Some(0), (30, 90)),
+        ];
+        headings.hold(DocId("d".into()), crate::headings::of_spans(&spans));
         let fusion = Rrf::default();
-        let mut sections =
-            Sections::new(&store, &headings, &fusion, &SearchConfig::default(), "", &no_legs());
+        let mut sections = Sections::new(&store, &headings, &fusion, config, "", &no_legs());
         for (id, n) in [
             ("a1", 1),
             ("a2", 1),
             ("a3", 1),
             ("a4", 1),
             ("b1", 2),
+            ("c1", 3),
+            ("c2", 3),
+            ("c3", 3),
             ("r1", 0),
             ("r2", 0),
             ("r3", 0),
@@ -377,6 +390,27 @@ mod tests {
             assert_eq!(ids(&ordered), ["a1", "a2", "b1", "r1", "r2", "r3", "r4"]);
             let rank = |id: &str| ranks[&ChunkId::from(id)];
             assert_eq!((rank("a2"), rank("b1"), rank("r4")), (1, 2, 3));
+        });
+    }
+
+    /// `capped_span` (on by default) was never reached: the test store was empty, so no
+    /// section's span was known (issue 54). A section over `capped_span` of its document says
+    /// as little of where the answer is as the root, and is not capped either.
+    #[test]
+    fn a_section_over_capped_span_of_its_document_is_not_capped() {
+        let all = || fused(&["c1", "c2", "c3", "a1", "a2", "a3"]);
+        with_sections(&[], |s| {
+            let (ordered, _) = s.order(all(), 0, 2, 10).unwrap();
+            assert_eq!(ids(&ordered), ["c1", "c2", "c3", "a1", "a2"], "C spans 60% > 50%");
+        });
+        let every_section_capped = SearchConfig { capped_span: 1.0, ..SearchConfig::default() };
+        with_config(&every_section_capped, &[], |s| {
+            let (ordered, _) = s.order(all(), 0, 2, 10).unwrap();
+            assert_eq!(ids(&ordered), ["c1", "c2", "a1", "a2"]);
+        });
+        let above = SearchConfig { capped_span: 0.7, ..SearchConfig::default() };
+        with_config(&above, &[], |s| {
+            assert_eq!(ids(&s.order(all(), 0, 2, 10).unwrap().0), ["c1", "c2", "a1", "a2"], "60% < 70%");
         });
     }
 

@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
-use strata_core::config::{HeadingScope, SearchConfig};
+use strata_core::config::{HeadingScope, NameDrop, SearchConfig};
 use strata_core::NodeId;
 use strata_index::{EmbeddedStore, Filter, StoreRead};
 use strata_ingest::tokenize::{Cl100k, Tokenizer};
@@ -349,6 +349,67 @@ fn a_named_heading_lifts_only_the_documents_the_query_names() {
     for h in hits {
         assert!(h.legs.contains_key(&Leg::Document), "{} is lifted and not named", h.doc_title);
     }
+}
+
+/// The hits of `query` that a named heading lifted, with `scope`.
+fn lifted_with(store: &EmbeddedStore, scope: HeadingScope, query: &str) -> Vec<strata_search::SearchHit> {
+    let s = searcher_with(store, SearchConfig { heading_scope: scope, ..SearchConfig::default() });
+    let r = s.search(&SearchRequest::new(query, Mode::Hierarchical, 10).ranking_only()).unwrap();
+    r.hits.into_iter().filter(|h| h.legs.contains_key(&Leg::Section)).collect()
+}
+
+/// `heading_scope = "distinct"` had no test (issue 54): a heading lifts in any document when
+/// only one candidate document has it, and only in the named documents when several do.
+#[test]
+fn the_distinct_scope_lifts_a_heading_that_one_candidate_alone_has() {
+    let Some(store) = store() else { return };
+    let unique = "what are the stream types and identifiers";
+    assert!(lifted_with(&store, HeadingScope::Named, unique).is_empty(), "the query names no document");
+    let hits = lifted_with(&store, HeadingScope::Distinct, unique);
+    assert!(!hits.is_empty(), "one candidate alone has such a heading");
+    let docs: HashSet<&str> = hits.iter().map(|h| h.doc_id.as_str()).collect();
+    assert_eq!(docs.len(), 1, "only the one that has it: {docs:?}");
+    let shared = "how does content negotiation choose a representation";
+    assert!(!lifted_with(&store, HeadingScope::All, shared).is_empty());
+    assert!(
+        lifted_with(&store, HeadingScope::Distinct, shared).is_empty(),
+        "RFC 9110 and RFC 7231 both have it"
+    );
+}
+
+/// The searcher's wiring of `title_phrases` and `drop_names = "titles"` had no test (issue
+/// 54): a quoted document title names the document instead of being searched as a phrase,
+/// and the chunk legs search the query without it.
+#[test]
+fn a_quoted_title_names_its_document_and_the_legs_search_without_it() {
+    let Some(store) = store() else { return };
+    let search = |config: SearchConfig| {
+        let s = searcher_with(&store, config);
+        s.search(&SearchRequest::new(TITLED, Mode::Hierarchical, 5).ranking_only()).unwrap()
+    };
+    const TITLED: &str = "\"HTTP Semantics\" conditional requests";
+    let on = search(SearchConfig::default());
+    assert_eq!(on.plan.titles, ["HTTP Semantics"], "{:?}", on.plan);
+    assert!(on.plan.phrases.is_empty());
+    assert!(on
+        .hits
+        .iter()
+        .all(|h| h.doc_title.contains("HTTP Semantics") && h.legs.contains_key(&Leg::Document)));
+    let off = search(SearchConfig { title_phrases: false, ..SearchConfig::default() });
+    assert!(off.plan.titles.is_empty());
+    assert_eq!(off.plan.phrases, ["HTTP Semantics"], "searched as a phrase");
+    // With the title's words kept, BM25 scores the same chunk higher: they match it too.
+    let kept = search(SearchConfig { drop_names: NameDrop::Off, ..SearchConfig::default() });
+    let keyword = |r: &SearchResponse, chunk: &str| {
+        r.hits
+            .iter()
+            .find(|h| h.chunk_id.as_str() == chunk)
+            .and_then(|h| h.legs.get(&Leg::Keyword))
+            .map(|l| l.score)
+    };
+    let top = on.hits[0].chunk_id.as_str();
+    let (dropped, whole) = (keyword(&on, top), keyword(&kept, top));
+    assert!(matches!((dropped, whole), (Some(d), Some(w)) if d < w), "{dropped:?} against {whole:?}");
 }
 
 /// With the document leg off (`[search.weights] documents = 0`) the documents stage returned
