@@ -73,4 +73,12 @@ if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
   export STRATA_REQUIRE_OCR=1
 fi
 
+# Tests that read the shared data (../shared/data: the corpus, the evaluation sets) skip when
+# they are absent; beside this checkout, a test that cannot find them fails instead.
+if [[ -d ../shared/data/corpus ]]; then
+  export STRATA_REQUIRE_CORPUS=1
+fi
+
 cargo test --workspace --locked "$@"
+# Benches and examples are built by no test: check that they still compile.
+cargo check --workspace --all-targets --locked

@@ -4,19 +4,13 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::{model_ready, strata_env};
 use serde_json::Value;
 use tempfile::TempDir;
 
 #[test]
 fn eval_on_the_anthropic_set_reports_every_leg_next_to_the_published_rows() {
-    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/eval/anthropic-codebase");
-    if !set.exists() {
-        eprintln!("skipping: the shared evaluation set is not at {}", set.display());
-        return;
-    }
+    let Some(set) = strata_core::testdata::shared("eval/anthropic-codebase") else { return };
     if !model_ready() {
         return;
     }
@@ -69,16 +63,7 @@ fn eval_on_the_anthropic_set_reports_every_leg_next_to_the_published_rows() {
 /// same folder embeds nothing and reports exactly the first run's metrics.
 #[test]
 fn a_second_eval_over_one_vector_cache_embeds_nothing_and_repeats_the_metrics() {
-    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/eval/anthropic-codebase");
-    if !set.exists() {
-        assert!(
-            std::env::var("STRATA_REQUIRE_CORPUS").as_deref() != Ok("1"),
-            "STRATA_REQUIRE_CORPUS=1 but the shared evaluation set is not at {}",
-            set.display()
-        );
-        eprintln!("skipping: the shared evaluation set is not at {}", set.display());
-        return;
-    }
+    let Some(set) = strata_core::testdata::shared("eval/anthropic-codebase") else { return };
     if !model_ready() {
         return;
     }

@@ -29,6 +29,8 @@ pub mod number;
 mod profile;
 mod record;
 mod span;
+#[doc(hidden)]
+pub mod testdata;
 mod tree;
 
 pub use chunk::{Chunk, ChunkId, ChunkKind};

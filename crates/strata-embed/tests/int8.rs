@@ -4,8 +4,6 @@
 //! CPU with VNNI (a skip with a message without it: the int8 graph is never chosen there).
 //! The 1,024-passage check with speed is `scripts/bench/embed-models.py`.
 
-use std::path::Path;
-
 use strata_embed::local::{has_vnni, LocalEmbedder, LocalOptions, Precision};
 use strata_embed::{locate, Embedder};
 
@@ -33,11 +31,8 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// Passages of 800–1,000 characters (about 200 tokens, a chunk) from an RFC in the shared
 /// corpus, with its contents pages and tables: the hardest text for int8 in the study.
 fn corpus_passages(n: usize) -> Option<Vec<String>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus/txt/rfc3261-sip.txt");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping the corpus check: {} is absent", path.display());
-        return None;
-    };
+    let path = strata_core::testdata::shared("corpus/txt/rfc3261-sip.txt")?;
+    let text = std::fs::read_to_string(&path).unwrap();
     let mut out = Vec::new();
     let mut current = String::new();
     for paragraph in text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {

@@ -338,13 +338,7 @@ fn bad_gold_is_a_clear_error() {
 }
 
 fn shared(name: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/eval").join(name);
-    if dir.exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: the shared evaluation set is not at {}", dir.display());
-        None
-    }
+    strata_core::testdata::shared(&format!("eval/{name}"))
 }
 
 #[test]
@@ -391,11 +385,7 @@ fn chroma_adapter_converts_code_points_to_bytes() {
 
 #[test]
 fn page_and_section_gold_on_a_paginated_rfc() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus/txt");
-    if !corpus.exists() {
-        eprintln!("skipping: the shared corpus is not at {}", corpus.display());
-        return;
-    }
+    let Some(corpus) = strata_core::testdata::shared("corpus/txt") else { return };
     let name = "rfc7231-http11-semantics.txt";
     let text = std::fs::read_to_string(corpus.join(name)).unwrap();
     // The physical page of the OPTIONS section's heading: form feeds before it, plus one.

@@ -24,13 +24,7 @@ const MIN_DENSITY: f64 = 30.0;
 const LONG: usize = 60;
 
 fn filings() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/eval/financebench-dev");
-    if dir.exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: the financebench-dev filings are not at {}", dir.display());
-        None
-    }
+    strata_core::testdata::shared("eval/financebench-dev")
 }
 
 /// The PDFs of `dir`, by name.

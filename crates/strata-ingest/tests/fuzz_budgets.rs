@@ -110,13 +110,7 @@ fn seeds_kept_inputs_and_regressions_read_within_the_fuzz_budget() {
 
 #[test]
 fn shared_corpus_seeds_read_within_the_fuzz_budget() {
-    let corpus = std::env::var_os("STRATA_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/data/corpus"));
-    if !corpus.is_dir() {
-        eprintln!("skipped: no shared corpus at {} (set STRATA_CORPUS)", corpus.display());
-        return;
-    }
+    let Some(corpus) = strata_core::testdata::shared("corpus") else { return };
     let alone = alone();
     let mut failures = Vec::new();
     for (dir, format) in [

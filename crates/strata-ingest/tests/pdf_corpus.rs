@@ -15,13 +15,7 @@ use strata_ingest::pipeline::Pipeline;
 use strata_ingest::read::{reader_for, Parsed};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
-    if dir.exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: the shared corpus is not at {}", dir.display());
-        None
-    }
+    strata_core::testdata::shared("corpus")
 }
 
 fn read(path: &Path) -> Parsed {

@@ -12,19 +12,13 @@
 //! Skips when the corpus is absent.
 
 use std::fmt::Write;
-use std::path::Path;
 
 use strata_core::Config;
 use strata_ingest::context::structural;
 use strata_ingest::pipeline::Pipeline;
 
 fn snapshot(relative: &str) -> Option<String> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
-    let path = corpus.join(relative);
-    if !path.is_file() {
-        eprintln!("skipping: {} is not there (the shared corpus)", path.display());
-        return None;
-    }
+    let path = strata_core::testdata::shared(&format!("corpus/{relative}"))?;
     // cl100k_base counting and 512-token chunks: the snapshot does not depend on the model.
     let pipeline = Pipeline::new(&Config::default()).unwrap();
     let ing = pipeline.ingest_file(&path).unwrap();

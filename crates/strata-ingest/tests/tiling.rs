@@ -248,11 +248,7 @@ fn corpus_files(corpus: &Path) -> Vec<std::path::PathBuf> {
 /// at the cut may differ from the merges in context).
 #[test]
 fn corpus_documents_tile() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
-    if !corpus.exists() {
-        eprintln!("skipping: the shared corpus is not at {}", corpus.display());
-        return;
-    }
+    let Some(corpus) = strata_core::testdata::shared("corpus") else { return };
     let p = pipeline(512, 64);
     let tok = Cl100k::new().unwrap();
     for path in corpus_files(&corpus) {
@@ -271,12 +267,17 @@ fn corpus_documents_tile() {
 /// in the model's own tokens.
 #[test]
 fn regression_overlap_start_inside_the_token_holding_the_piece_start() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
+    let Some(corpus) = strata_core::testdata::shared("corpus") else { return };
     let model = std::env::var_os("STRATA_MODEL_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| {
         Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/strata/models/all-MiniLM-L6-v2")
     });
-    if !corpus.exists() || !model.join("tokenizer.json").exists() {
-        eprintln!("skipping: needs the shared corpus and the test model (scripts/fetch-models.sh)");
+    if !model.join("tokenizer.json").exists() {
+        assert!(
+            std::env::var("STRATA_REQUIRE_MODEL").as_deref() != Ok("1"),
+            "STRATA_REQUIRE_MODEL=1 but {} has no tokenizer.json",
+            model.display()
+        );
+        eprintln!("skipping: needs the test model (scripts/fetch-models.sh)");
         return;
     }
     let mut config = Config::default();

@@ -8,13 +8,7 @@ pub mod served;
 
 /// The shared corpus, or `None` (and a printed reason) when it is absent.
 pub fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
-    if dir.join("MANIFEST.tsv").exists() {
-        Some(dir.canonicalize().unwrap())
-    } else {
-        eprintln!("skipping: the shared corpus is not at {}", dir.display());
-        None
-    }
+    strata_core::testdata::shared("corpus/MANIFEST.tsv").and_then(|m| m.parent().map(Path::to_path_buf))
 }
 
 /// Runs `strata --index INDEX ARGS…` and returns its output.

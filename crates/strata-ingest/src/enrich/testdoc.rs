@@ -100,25 +100,12 @@ pub(crate) fn chunks(doc: &Document, max: usize) -> Vec<Chunk> {
     out
 }
 
-/// The shared corpus folder, when this checkout has it.
-pub(crate) fn corpus() -> Option<std::path::PathBuf> {
-    let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/corpus"));
-    dir.is_dir().then_some(dir)
-}
-
 /// Reads a corpus file (relative to the corpus folder): with the crate's reader when it
 /// works, else with the test-only HTML extractor. `None` (after saying why) when the corpus
 /// is absent.
 pub(crate) fn corpus_doc(rel: &str) -> Option<Document> {
-    let Some(dir) = corpus() else {
-        eprintln!("skipping: no corpus at ../shared/data/corpus");
-        return None;
-    };
-    let path = dir.join(rel);
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("skipping: {} is missing", path.display());
-        return None;
-    };
+    let path = strata_core::testdata::shared(&format!("corpus/{rel}"))?;
+    let bytes = std::fs::read(&path).unwrap();
     let ext = rel.rsplit('.').next().unwrap_or("");
     let format = Format::from_extension(ext).expect("known extension");
     let reader = crate::read::reader_for(format);

@@ -56,13 +56,9 @@ const SAMPLES: &[Sample] = &[
 const TABLES: usize = 3;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    if dir.join("corpus").exists() && dir.join("eval/financebench-dev").exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: the shared corpus is not at {}", dir.display());
-        None
-    }
+    strata_core::testdata::shared("corpus")?;
+    strata_core::testdata::shared("eval/financebench-dev")?;
+    Some(strata_core::testdata::root())
 }
 
 fn auto() -> OcrOptions {

@@ -3,7 +3,7 @@
 // Each test file uses its own part of this module.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A temporary index; the folder goes when this is dropped.
 pub struct Ingested {
@@ -27,17 +27,7 @@ pub fn ingest_lexical(files: &[PathBuf]) -> Ingested {
     Ingested { _dir: dir, index }
 }
 
-/// `../shared/data/RELATIVE` next to this checkout, `None` (and a printed reason) when absent.
+/// `../shared/data/RELATIVE` next to this checkout ([`strata_core::testdata::shared`]).
 pub fn shared(relative: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").join(relative);
-    match path.canonicalize() {
-        Ok(path) => Some(path),
-        Err(_) => {
-            eprintln!(
-                "skipping: {} is absent (the shared data are not next to this checkout)",
-                path.display()
-            );
-            None
-        }
-    }
+    strata_core::testdata::shared(relative)
 }

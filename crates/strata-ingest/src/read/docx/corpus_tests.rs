@@ -10,7 +10,6 @@
 //! levels agree too.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Instant;
 
 use strata_core::{BlockKind, NodeId, Tree};
@@ -22,18 +21,8 @@ use crate::tree::build_tree;
 
 /// A corpus file's bytes, or `None` after saying why not.
 fn corpus(rel: &str) -> Option<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/corpus");
-    if !dir.is_dir() {
-        eprintln!("skipping: the shared corpus is not at {}", dir.display());
-        return None;
-    }
-    match std::fs::read(dir.join(rel)) {
-        Ok(bytes) => Some(bytes),
-        Err(e) => {
-            eprintln!("skipping: {} cannot be read ({e})", dir.join(rel).display());
-            None
-        }
-    }
+    let path = strata_core::testdata::shared(&format!("corpus/{rel}"))?;
+    Some(std::fs::read(path).unwrap())
 }
 
 fn read_corpus(rel: &str) -> Option<Parsed> {

@@ -232,14 +232,8 @@ fn core_numbers_handle_us_code_dashes() {
 }
 
 fn corpus(name: &str) -> Option<Vec<u8>> {
-    let path = format!("{}/../../../shared/data/corpus/html/{name}", env!("CARGO_MANIFEST_DIR"));
-    match std::fs::read(&path) {
-        Ok(bytes) => Some(bytes),
-        Err(_) => {
-            eprintln!("skipping: {path} not found");
-            None
-        }
-    }
+    let path = strata_core::testdata::shared(&format!("corpus/html/{name}"))?;
+    Some(std::fs::read(path).unwrap())
 }
 
 fn read_corpus(name: &str) -> Option<Parsed> {

@@ -80,14 +80,9 @@ proptest::proptest! {
 
 // ---- corpus -------------------------------------------------------------------------
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/corpus/txt/");
-
 fn corpus(name: &str) -> Option<(Parsed, f64)> {
-    let path = format!("{CORPUS}{name}");
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("skipping: {path} not found");
-        return None;
-    };
+    let path = strata_core::testdata::shared(&format!("corpus/txt/{name}"))?;
+    let bytes = std::fs::read(path).unwrap();
     let t = Instant::now();
     let p = TextReader.read(&bytes).expect("corpus file reads");
     let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -183,11 +178,8 @@ fn corpus_rfc9000() {
 /// `headings_sections` in MANIFEST.tsv, e.g. `313 numbered section headings (depth1:29 …)`.
 #[test]
 fn corpus_matches_manifest() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/corpus/MANIFEST.tsv");
-    let Ok(manifest) = std::fs::read_to_string(path) else {
-        eprintln!("skipping: {path} not found");
-        return;
-    };
+    let Some(path) = strata_core::testdata::shared("corpus/MANIFEST.tsv") else { return };
+    let manifest = std::fs::read_to_string(path).unwrap();
     let mut lines = manifest.lines();
     let header: Vec<_> = lines.next().unwrap_or("").split('\t').collect();
     let col = header.iter().position(|h| *h == "headings_sections").expect("headings_sections column");
@@ -223,11 +215,8 @@ fn corpus_matches_manifest() {
 #[test]
 #[ignore]
 fn large_input_is_linear() {
-    let path = format!("{CORPUS}rfc3261-sip.txt");
-    let Ok(one) = std::fs::read(&path) else {
-        eprintln!("skipping: {path} not found");
-        return;
-    };
+    let Some(path) = strata_core::testdata::shared("corpus/txt/rfc3261-sip.txt") else { return };
+    let one = std::fs::read(path).unwrap();
     let mut big = Vec::with_capacity(one.len() * 95);
     while big.len() < 60_000_000 {
         big.extend_from_slice(&one);
