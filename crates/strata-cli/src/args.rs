@@ -225,17 +225,14 @@ pub struct EvalArgs {
     /// BEIR qrels split.
     #[arg(long, default_value = "test")]
     pub split: String,
-    /// Strategies to run, comma-separated: keyword, exact, dense, hybrid, hierarchical; add
-    /// `+rerank` to rerank one (`hybrid+rerank`) with the reranker of `--rerank` / `[rerank]`,
-    /// and `@key=value` to change a search setting for it (`hybrid@dense=2`,
-    /// `hybrid@fusion=weighted`, `hierarchical@headings=0`: leg weights, fusion, rrf_k, document_k,
-    /// per_section, capped_span, heading_span, heading_scope=all|named|distinct,
-    /// title_phrases=0|1, name_evidence=off|all|any, leg_evidence=off|shape,
-    /// drop_names=off|titles|all); `@highlights=dense` or
-    /// `lexical` also judges each hit's highlighted sentences against span gold
-    /// (`highlight_p@1`, `highlight_p@3`), `@highlight_sentences=N` bounding the sentences a
-    /// search embeds.
-    #[arg(long, value_delimiter = ',', default_value = "keyword,dense,hybrid,hierarchical")]
+    /// Strategies to run, comma-separated: keyword, exact, dense, hybrid, hierarchical, each
+    /// with `+rerank` and `@key=value` search settings if wanted (--help lists them).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "keyword,dense,hybrid,hierarchical",
+        long_help = strategies_help()
+    )]
     pub strategies: Vec<String>,
     /// The reranker of `+rerank` strategies (cross-encoder, cohere, jina, voyage, anthropic,
     /// openai); default from `[rerank] kind`, or cross-encoder when --rerank-model is given.
@@ -279,4 +276,18 @@ pub struct EvalArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// `strata eval --strategies`' long help, its settings from the one table the parser reads
+/// (`strata_eval::settings`).
+fn strategies_help() -> String {
+    format!(
+        "Strategies to run, comma-separated: keyword, exact, dense, hybrid, hierarchical. Add \
+         `+rerank` to rerank one (`hybrid+rerank`) with the reranker of --rerank / [rerank], and \
+         `@key=value` to change a search setting for it (`hybrid@dense=2`, `hybrid@fusion=weighted`, \
+         `hierarchical@headings=0`): {}. `@highlights=dense` or `lexical` also judges each hit's \
+         highlighted sentences against span gold (highlight_p@1, highlight_p@3), \
+         `@highlight_sentences=N` bounding the sentences a search embeds.",
+        strata_eval::settings::usage()
+    )
 }

@@ -25,6 +25,7 @@ pub mod memory;
 pub mod metrics;
 pub mod report;
 pub mod run;
+pub mod settings;
 pub mod vector_cache;
 
 pub use adapters::{load, LoadOptions};

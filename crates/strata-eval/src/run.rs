@@ -29,10 +29,7 @@ pub struct Strategy {
     #[serde(skip)]
     pub rerank: bool,
     /// Search settings this strategy changes (`hybrid@dense=2@fusion=weighted`), as
-    /// `(key, value)`: a leg's weight (`keyword`, `exact`, `dense`, `headings`, `sections`,
-    /// `documents`), `fusion`, `rrf_k`, `document_k`, `per_section` (`chunks_per_section`),
-    /// `capped_span`, `heading_span`, `heading_scope`, `title_phrases`, `name_evidence` or
-    /// `drop_names`;
+    /// `(key, value)`, each one of [`crate::settings::SETTINGS`];
     /// `highlights=dense|lexical` also highlights each hit's sentences and judges them
     /// against span gold (`highlight_p@1`, `highlight_p@3`), with `highlight_sentences`
     /// (`dense_highlight_sentences`) bounding the sentences embedded per search.
@@ -65,71 +62,20 @@ impl Strategy {
         Ok(strategy)
     }
 
-    /// `base` with this strategy's settings.
+    /// `base` with this strategy's settings ([`crate::settings::SETTINGS`]).
     pub fn search_config(&self, base: &SearchConfig) -> Result<SearchConfig> {
         let mut c = base.clone();
         for (key, value) in &self.settings {
-            let number = || {
-                value.parse::<f64>().map_err(|_| {
-                    Error::user(format!("strategy {:?}: {key} takes a number, got {value:?}", self.name))
-                })
+            let name = &self.name;
+            let Some(setting) = crate::settings::setting(key) else {
+                return Err(Error::user(format!(
+                    "strategy {name:?}: unknown setting {key:?}; use {}",
+                    crate::settings::usage()
+                )));
             };
-            match key.as_str() {
-                "keyword" => c.weights.keyword = number()?,
-                "exact" => c.weights.exact = number()?,
-                "dense" => c.weights.dense = number()?,
-                "headings" => c.weights.headings = number()?,
-                "sections" => c.weights.sections = number()?,
-                "documents" => c.weights.documents = number()?,
-                "documents_dense" => c.weights.documents_dense = number()?,
-                "rrf_k" => c.rrf_k = number()?,
-                "per_section" => c.chunks_per_section = number()? as usize,
-                "highlight_sentences" => c.dense_highlight_sentences = number()? as usize,
-                "highlights" => {
-                    c.dense_highlights = match value.as_str() {
-                        "dense" => true,
-                        "lexical" => false,
-                        _ => {
-                            return Err(Error::user(format!(
-                                "strategy {:?}: highlights is dense or lexical, got {value:?}",
-                                self.name
-                            )))
-                        }
-                    }
-                }
-                "document_k" => c.document_k = number()?,
-                "title_phrases" => c.title_phrases = number()? != 0.0,
-                "name_evidence" => {
-                    c.name_evidence =
-                        strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
-                }
-                "leg_evidence" => {
-                    c.leg_evidence =
-                        strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
-                }
-                "drop_names" => {
-                    c.drop_names = match value.as_str() {
-                        "0" => strata_core::config::NameDrop::Off,
-                        "1" => strata_core::config::NameDrop::All,
-                        _ => strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?,
-                    }
-                }
-                "heading_span" => c.heading_span = number()?,
-                "capped_span" => c.capped_span = number()?,
-                "heading_scope" => {
-                    c.heading_scope =
-                        strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
-                }
-                "fusion" => {
-                    c.fusion = strata_core::config::parse_in(value, &format!("strategy {:?}", self.name))?
-                }
-                _ => {
-                    let name = &self.name;
-                    return Err(Error::user(format!(
-                        "strategy {name:?}: unknown setting {key:?}; use {SETTINGS}"
-                    )));
-                }
-            }
+            setting
+                .apply(&mut c, value)
+                .map_err(|why| Error::user(format!("strategy {name:?}: {key} {why}")))?;
         }
         c.validate(&format!("strategy {:?}", self.name))?;
         Ok(c)
@@ -140,12 +86,6 @@ impl Strategy {
         self.settings.iter().any(|(k, _)| k == "highlights")
     }
 }
-
-/// The settings a strategy may change, as its error lists them.
-const SETTINGS: &str =
-    "keyword, exact, dense, headings, sections, documents, documents_dense, fusion, rrf_k, document_k, \
-     per_section, capped_span, heading_span, heading_scope (all or named), title_phrases (0 or 1), name_evidence (off, all or any), leg_evidence (off or shape), drop_names (off, titles or all; 0 is off, 1 all), highlights \
-     or highlight_sentences";
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -508,7 +448,8 @@ mod tests {
             ("hybrid@dense=x", "takes a number"),
             ("hybrid@speed=1", "unknown setting"),
             ("hybrid@dense=-1", ">= 0"),
-            ("hybrid@highlights=bold", "dense or lexical"),
+            ("hybrid@highlights=bold", "highlights takes one of dense, lexical"),
+            ("hierarchical@heading_scope=any", "heading_scope takes one of all, named, distinct"),
         ] {
             let err = Strategy::parse(bad).unwrap_err().to_string();
             assert!(err.contains(says), "{bad}: {err}");

@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -70,20 +70,19 @@ impl FolderCache {
             .create(true)
             .open(&path)
             .map_err(io("opening"))?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io("reading"))?;
-        if bytes.is_empty() {
+        if file.metadata().map_err(io("reading"))?.len() == 0 {
             file.write_all(HEADER).map_err(io("writing"))?;
-            bytes.extend_from_slice(HEADER);
         }
-        if !bytes.starts_with(HEADER) {
+        let mut header = [0u8; HEADER.len()];
+        let whole = file.read_exact_at(&mut header, 0).is_ok();
+        if !whole || &header != HEADER {
             return Err(Error::user(format!(
                 "{} is not a strata vector cache (its header is not {:?}); give --vector-cache a folder of its own",
                 path.display(),
                 std::str::from_utf8(HEADER).unwrap_or_default()
             )));
         }
-        let (slots, skipped) = scan(&bytes);
+        let (slots, skipped) = scan_file(&file).map_err(io("reading"))?;
         Ok(FolderCache { path, file, slots, skipped })
     }
 
@@ -133,9 +132,8 @@ impl FolderCache {
             self.slots.insert(key, Slot { offset, dim, truncated });
         }
         if !self.verify_tail(end, &out)? {
-            let bytes = std::fs::read(&self.path)
+            (self.slots, self.skipped) = scan_file(&self.file)
                 .map_err(|e| Error::io(format!("reading {}", self.path.display()), e))?;
-            (self.slots, self.skipped) = scan(&bytes);
         }
         Ok(n)
     }
@@ -180,6 +178,15 @@ fn raw_key(key: &str) -> Option<[u8; 32]> {
         out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
     }
     Some(out)
+}
+
+/// [`scan`] of the file as it is now, mapped rather than read, so that only the keys and
+/// offsets are held.
+fn scan_file(file: &File) -> std::io::Result<(HashMap<[u8; 32], Slot>, usize)> {
+    // SAFETY: the file is only ever appended to (by this and other eval runs), never
+    // truncated or rewritten, so the mapped bytes stay as they were when mapped.
+    let map = unsafe { memmap2::Mmap::map(file)? };
+    Ok(scan(&map))
 }
 
 /// The slots of every record that passes its check, and how many did not.
