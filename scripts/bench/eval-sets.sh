@@ -2,6 +2,8 @@
 # eval-sets.sh BIN OUT [SET...]: runs BIN's `strata eval` on the shared sets, each into
 # OUT/SET (its index in OUT-idx-SET, removed after; its log in OUT.SET.log; its wall time in
 # OUT.times), then writes OUT/summary.md and OUT/summary.json (scripts/bench/suite-summary.py).
+# BIN and OUT may be relative to where it is started. It exits 1 when a set (or the summary)
+# failed, after running the others.
 #
 # SET is anthropic, chroma, finance, cuad or qasper; all five by default.
 #
@@ -20,7 +22,13 @@
 # financebench-dev and cuad, built on several threads, is not the same graph twice and moved
 # financebench-dev's dense row by .02 between two runs; bench/results/eval/suite/README.md).
 set -u
-BIN=$1; OUT=$2; shift 2
+if [ $# -lt 2 ]; then
+  echo "usage: eval-sets.sh BIN OUT [SET...]" >&2
+  exit 2
+fi
+# Both are taken from where the script was started, before it moves to the repository root.
+BIN=$1; OUT=$(realpath -m -- "$2"); shift 2
+case $BIN in */*) BIN=$(realpath -- "$BIN");; esac
 SETS=${*:-anthropic chroma finance cuad qasper}
 GRID=${GRID:-suite}
 SUITE_STRATEGIES=${SUITE_STRATEGIES:-hierarchical,hybrid,hybrid@documents=0,dense,keyword}
@@ -32,6 +40,7 @@ if [ ! -d "$data" ]; then
   exit 2
 fi
 mkdir -p "$OUT"
+failed=""
 cache_args=()
 [ "$VECTOR_CACHE" != off ] && cache_args=(--vector-cache "$VECTOR_CACHE")
 for s in $SETS; do
@@ -54,7 +63,16 @@ for s in $SETS; do
   # shellcheck disable=SC2086
   nice -n 10 "$BIN" ${MODEL:+--model "$MODEL"} eval "$input" $grid "${cache_args[@]}" \
     --out "$OUT/$s" --index-dir "$OUT-idx-$s" > "$OUT.$s.log" 2>&1
-  echo "$s rc=$? $(( $(date +%s) - start ))s" >> "$OUT.times"
+  rc=$?
+  echo "$s rc=$rc $(( $(date +%s) - start ))s" >> "$OUT.times"
+  if [ "$rc" -ne 0 ]; then
+    echo "eval-sets: $s failed (rc $rc); its log is $OUT.$s.log" >&2
+    failed="$failed $s"
+  fi
   rm -rf "$OUT-idx-$s"
 done
-python3 scripts/bench/suite-summary.py "$OUT" $SETS
+python3 scripts/bench/suite-summary.py "$OUT" $SETS || failed="$failed summary"
+if [ -n "$failed" ]; then
+  echo "eval-sets: failed:$failed" >&2
+  exit 1
+fi

@@ -869,7 +869,11 @@ async fn regression_symlink_race_on_a_path_job_indexes_nothing_outside_the_roots
     let docs: Value = server.get("/v1/documents").send().await.unwrap().json().await.unwrap();
     assert!(!docs.to_string().contains("secret") && !docs.to_string().contains("innocent"), "{docs}");
     let (_, body) = server.search(json!({ "query": "launch code", "mode": "keyword" })).await;
-    assert!(!body.to_string().contains("0000"), "{body}");
+    // The hits and the context, not the whole body: a timing such as 0.0074220000000001
+    // holds "0000" too (CI failed on it once).
+    for shown in [&body["hits"], &body["context"]] {
+        assert!(!shown.to_string().contains("0000"), "{body}");
+    }
     server.stop().await;
 }
 
