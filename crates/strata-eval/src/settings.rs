@@ -52,121 +52,51 @@ fn named<T: FromStr<Err = Error>>(value: &str, names: &[&str]) -> Result<T, Stri
     value.parse().map_err(|_: Error| format!("takes one of {}, got {value:?}", names.join(", ")))
 }
 
+/// A setting that takes a number into `c.$field` (`as usize` when given).
+macro_rules! number {
+    ($key:literal, $($field:ident).+ $(as $cast:ty)?) => {
+        Setting {
+            key: $key,
+            takes: Takes::Number,
+            apply: |c, v| {
+                c.$($field).+ = number(v)? $(as $cast)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+/// A setting that takes one of the names of the config enum `$kind` into `c.$field`.
+macro_rules! named {
+    ($key:literal, $field:ident: $kind:ty) => {
+        Setting {
+            key: $key,
+            takes: Takes::Names(<$kind>::NAMES),
+            apply: |c, v| {
+                c.$field = named(v, <$kind>::NAMES)?;
+                Ok(())
+            },
+        }
+    };
+}
+
 /// Every setting a strategy may change, in the order the help lists them. Each one's error
 /// reads after its key: `dense takes a number, got "x"`.
 pub const SETTINGS: &[Setting] = &[
-    Setting {
-        key: "keyword",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.weights.keyword = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "exact",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.weights.exact = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "dense",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.weights.dense = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "headings",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.weights.headings = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "sections",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.weights.sections = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "documents",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.weights.documents = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "documents_dense",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.weights.documents_dense = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "fusion",
-        takes: Takes::Names(FusionKind::NAMES),
-        apply: |c, v| {
-            c.fusion = named(v, FusionKind::NAMES)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "rrf_k",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.rrf_k = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "document_k",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.document_k = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "per_section",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.chunks_per_section = number(v)? as usize;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "capped_span",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.capped_span = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "heading_span",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.heading_span = number(v)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "heading_scope",
-        takes: Takes::Names(HeadingScope::NAMES),
-        apply: |c, v| {
-            c.heading_scope = named(v, HeadingScope::NAMES)?;
-            Ok(())
-        },
-    },
+    number!("keyword", weights.keyword),
+    number!("exact", weights.exact),
+    number!("dense", weights.dense),
+    number!("headings", weights.headings),
+    number!("sections", weights.sections),
+    number!("documents", weights.documents),
+    number!("documents_dense", weights.documents_dense),
+    named!("fusion", fusion: FusionKind),
+    number!("rrf_k", rrf_k),
+    number!("document_k", document_k),
+    number!("per_section", chunks_per_section as usize),
+    number!("capped_span", capped_span),
+    number!("heading_span", heading_span),
+    named!("heading_scope", heading_scope: HeadingScope),
     Setting {
         key: "title_phrases",
         takes: Takes::Names(&["0", "1"]),
@@ -175,22 +105,8 @@ pub const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
-    Setting {
-        key: "name_evidence",
-        takes: Takes::Names(NameEvidence::NAMES),
-        apply: |c, v| {
-            c.name_evidence = named(v, NameEvidence::NAMES)?;
-            Ok(())
-        },
-    },
-    Setting {
-        key: "leg_evidence",
-        takes: Takes::Names(LegEvidence::NAMES),
-        apply: |c, v| {
-            c.leg_evidence = named(v, LegEvidence::NAMES)?;
-            Ok(())
-        },
-    },
+    named!("name_evidence", name_evidence: NameEvidence),
+    named!("leg_evidence", leg_evidence: LegEvidence),
     Setting {
         key: "drop_names",
         takes: Takes::Described("off|titles|all (0 is off, 1 all)"),
@@ -215,14 +131,7 @@ pub const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
-    Setting {
-        key: "highlight_sentences",
-        takes: Takes::Number,
-        apply: |c, v| {
-            c.dense_highlight_sentences = number(v)? as usize;
-            Ok(())
-        },
-    },
+    number!("highlight_sentences", dense_highlight_sentences as usize),
 ];
 
 /// The setting `key`, if a strategy may change it.
