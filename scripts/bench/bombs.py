@@ -8,6 +8,8 @@ Usage: bombs.py DIR
 - image-huge.pdf: one page drawing an image XObject that declares 100000 x 100000 DeviceRGB
   over 1,000 zero bytes (no text layer: OCR renders it);
 - page-huge.pdf: two image-only pages with MediaBox [0 0 7200 10800] (100 x 150 inches);
+- speckles.pdf: one Letter page, an image of speckles (one pixel in seven dark, 2550 x 3300,
+  300 dpi): Tesseract's page layout analysis takes minutes on it;
 - headings.md: `# a` lines up to 60 MB (15.7M headings);
 - outline.docx: 3.54M one-letter paragraphs at outline level 1.
 """
@@ -62,8 +64,12 @@ def content_ops():
 
 
 def image_huge():
-    image = stream(b"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ColorSpace /DeviceRGB "
-                   b"/BitsPerComponent 8", b"\0" * 1000)
+    return letter_page_of(stream(b"/Type /XObject /Subtype /Image /Width 100000 /Height 100000 "
+                                 b"/ColorSpace /DeviceRGB /BitsPerComponent 8", b"\0" * 1000))
+
+
+def letter_page_of(image):
+    """A PDF of one Letter page that draws `image` (an image XObject) over the whole page."""
     return pdf([
         b"<< /Type /Catalog /Pages 2 0 R >>",
         pages([3], b"[0 0 612 792]"),
@@ -85,6 +91,18 @@ def page_huge():
         stream(b"", b"q 7200 0 0 10800 0 0 cm /Im0 Do Q"),
         image,
     ])
+
+
+def speckles():
+    width, height, state, dark = 2550, 3300, 0x2545F491, bytearray()
+    # The same xorshift as the speckle test in `ocr/tesseract.rs`, so both read one page.
+    for _ in range(width * height):
+        state ^= (state << 13) & 0xFFFFFFFF
+        state ^= state >> 17
+        state ^= (state << 5) & 0xFFFFFFFF
+        dark.append(0 if state % 7 == 0 else 255)
+    return letter_page_of(stream(b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+                                 b"/BitsPerComponent 8" % (width, height), bytes(dark), compress=True))
 
 
 def headings():
@@ -114,6 +132,7 @@ BOMBS = {
     "content-ops.pdf": content_ops,
     "image-huge.pdf": image_huge,
     "page-huge.pdf": page_huge,
+    "speckles.pdf": speckles,
     "headings.md": headings,
     "outline.docx": outline_docx,
 }

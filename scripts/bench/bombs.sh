@@ -19,7 +19,7 @@ trap 'rm -rf "$WORK"' EXIT
 python3 scripts/bench/bombs.py "$WORK/in" >/dev/null
 echo "strata: $("$BIN" --version 2>/dev/null || echo "$BIN"), ocr = $OCR, $(nproc) cores, limits ${TIMEOUT}s and ${MEMORY_GB} GB"
 printf '%-16s %10s %9s %12s %5s  %s\n' bomb bytes seconds "peak MB" rc "last line"
-for f in ${BOMBS:-content-ops.pdf image-huge.pdf page-huge.pdf headings.md outline.docx}; do
+for f in ${BOMBS:-content-ops.pdf image-huge.pdf page-huge.pdf speckles.pdf headings.md outline.docx}; do
   rm -rf "$WORK/index"
   set +e
   (

@@ -27,9 +27,6 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    // Tesseract's OpenMP threads, capped while this is the only thread (the server's ingest
-    // jobs run OCR beside threads that read the environment).
-    strata_engine::limit_openmp_threads();
     // Deep outlines (10,000 nested headings) serialize recursively; give them room.
     let child = std::thread::Builder::new()
         .stack_size(512 * 1024 * 1024)

@@ -34,4 +34,3 @@ pub use location::Location;
 pub use options::SearchOptions;
 pub use source::SourceFile;
 pub use strata_index::Check;
-pub use strata_ingest::read::pdf::ocr::limit_openmp_threads;

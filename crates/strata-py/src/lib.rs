@@ -25,8 +25,6 @@ mod index;
 /// The module `strata._native`.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // At import, before strata starts threads of its own (see the function).
-    strata_engine::limit_openmp_threads();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<index::NativeIndex>()?;
     Ok(())

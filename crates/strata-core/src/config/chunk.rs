@@ -88,8 +88,8 @@ pub struct IngestConfig {
     /// Seconds `pdftoppm` may take to render one page for OCR; past it the process is killed
     /// and the page left empty, with a warning. Default 8 (a page takes a few hundredths).
     pub ocr_render_seconds: u64,
-    /// Seconds Tesseract may take to read one page; past it, recognition is stopped (its
-    /// monitor's deadline) and the page left empty, with a warning. Default 60 (a dense page
+    /// Seconds Tesseract may take to read one page; past it, its process is killed, page
+    /// layout analysis included, and the page left empty, with a warning. Default 60 (a dense page
     /// takes a few seconds).
     pub ocr_recognize_seconds: u64,
 }

@@ -9,7 +9,8 @@
 //!   metadata, so that the rest of the document does not change the key;
 //! - the rendering resolution, the Tesseract languages and Tesseract's version;
 //! - [`FORMAT`], the version of what is cached (bumped when the words-to-glyphs stage
-//!   changes what it makes of the same words).
+//!   changes what it makes of the same words, or the words are read another way: `@2` reads
+//!   them from the `tesseract` program's hOCR, whole-number confidences).
 //!
 //! The value is the page's glyphs and mean confidence as JSON; floats print exactly, so a
 //! cached page reads exactly as it was first read.
@@ -28,7 +29,7 @@ use super::words::{OcrPage, OCR_FONT};
 use super::OcrOptions;
 
 /// Version of the cached value; part of every key.
-const FORMAT: &str = "ocr-page@1";
+const FORMAT: &str = "ocr-page@2";
 
 /// Most objects hashed for one page; a page reaching more (a hostile file) hashes the first
 /// this many, in a fixed order.

@@ -2,19 +2,24 @@
 //!
 //! The stages, one file each: `render` draws a page as an 8-bit gray image (poppler's
 //! `pdftoppm`, at `[ingest] ocr_dpi`, default 300); `tesseract` reads its words with their
-//! boxes, baselines and confidences (Tesseract's C API, loaded at run time); `words` turns
-//! them into the glyphs `layout` takes, so lines, columns, furniture, tables, paragraphs and
-//! headings come from the same code for a scan as for a digital page.
+//! boxes, baselines and confidences (the `tesseract` program, its hOCR parsed by `hocr`);
+//! `words` turns them into the glyphs `layout` takes, so lines, columns, furniture, tables,
+//! paragraphs and headings come from the same code for a scan as for a digital page. Both
+//! programs run as children under a deadline (`child`) and open their input by a path
+//! (`source`): a hostile page costs its own time and memory, never the ingest's.
 //!
 //! Pages OCR'd before are read from a [`PageCache`] by page hash (`cache`), when the ingest
 //! driver gives one.
 //!
-//! Pages are OCR'd in parallel by a few workers, each with its own Tesseract instance and
-//! one page image at a time. A page that cannot be rendered or read is reported by number
+//! Pages are OCR'd in parallel by a few workers, each with one page image and one child at
+//! a time. A page that cannot be rendered or read is reported by number
 //! and left empty; the caller decides what an all-empty document is.
 
 mod cache;
+mod child;
+mod hocr;
 mod render;
+mod source;
 mod tesseract;
 mod words;
 
@@ -27,7 +32,7 @@ pub use strata_core::config::OcrMode;
 
 pub(crate) use words::OcrPage;
 
-/// Most OCR workers (each holds one Tesseract instance, ~100 MB with `eng`, and one page
+/// Most OCR workers (each runs one Tesseract child, ~100 MB with `eng`, and holds one page
 /// image).
 const MAX_WORKERS: usize = 8;
 
@@ -101,29 +106,10 @@ impl OcrOptions {
 /// The lowest resolution a page too large for [`OcrOptions::max_page_pixels`] is rendered at.
 const MIN_DPI: u32 = 72;
 
-/// Caps OpenMP at one thread per parallel region (`OMP_THREAD_LIMIT=1`), unless the
-/// environment sets a limit already. Call it first thing in `main`, before any other thread
-/// starts: changing the environment while another thread reads it is undefined behaviour on
-/// glibc. The OCR stage calls it again when it first loads Tesseract, for programs that did
-/// not.
-///
-/// Debian's Tesseract runs its LSTM on OpenMP with a fixed team of threads per call (its
-/// `num_threads` clauses override `omp_set_num_threads`; only the limit caps them). strata
-/// already runs one OCR worker per core, and both together oversubscribe the machine:
-/// measured on 2 cores, 3.5 times as long, most of it in spinning threads
-/// (`bench/results/ocr.md`).
-pub fn limit_openmp_threads() {
-    if std::env::var_os("OMP_THREAD_LIMIT").is_none() {
-        std::env::set_var("OMP_THREAD_LIMIT", "1");
-    }
-}
-
 /// What to install for OCR, when something is missing; `None` when OCR can run.
 ///
-/// A check that passed is remembered for the process (per language list): it loads the
-/// language data into a whole Tesseract engine, which a scanned document would otherwise pay
-/// again before its workers load their own. One that failed is made again, so that OCR
-/// starts working once the missing package is installed.
+/// A check that passed is remembered for the process (per language list); one that failed
+/// is made again, so that OCR starts working once the missing package is installed.
 pub fn unavailable(languages: &str) -> Option<String> {
     static READY: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let ready = || READY.lock().unwrap_or_else(|e| e.into_inner());
@@ -150,13 +136,12 @@ fn check(languages: &str) -> Option<String> {
                 .to_string(),
         );
     }
-    match tesseract::Engine::new(languages) {
-        Ok(_) => None,
-        Err(_) => Some(format!(
-            "Tesseract has no data for ocr_languages = {languages:?}; install it (e.g. `apt-get install tesseract-ocr-{}`) or change [ingest] ocr_languages",
-            languages.split('+').next().unwrap_or("eng")
-        )),
-    }
+    let missing = tesseract::missing_languages(languages);
+    let first = missing.first()?;
+    Some(format!(
+        "Tesseract has no data for {} of ocr_languages = {languages:?}; install it (e.g. `apt-get install tesseract-ocr-{first}`) or change [ingest] ocr_languages",
+        missing.join(", ")
+    ))
 }
 
 /// A page to OCR: its number (1-based, in document order), its object, and its displayed
@@ -210,45 +195,35 @@ pub(crate) fn recognize(
         return Err(missing);
     }
     let source =
-        render::Source::write(bytes).map_err(|e| format!("the PDF could not be written for OCR ({e})"))?;
+        source::Source::write(&[bytes], "pdf").map_err(|e| format!("the PDF could not be written for OCR ({e})"))?;
     let workers =
         std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_WORKERS).min(pages.len());
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<OcrPage, String>>>> = Mutex::new(vec![None; pages.len()]);
     std::thread::scope(|scope| {
         for _ in 0..workers {
-            scope.spawn(|| {
-                let mut engine = match tesseract::Engine::new(&options.languages) {
-                    Ok(e) => e,
-                    Err(e) => return tracing::warn!(?e, "an OCR worker could not start Tesseract"),
-                };
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(request) = pages.get(i) else { break };
-                    let page = read_page(&mut engine, source.path(), *request, options);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(page);
-                }
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(request) = pages.get(i) else { break };
+                let page = read_page(&source, *request, options);
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(page);
             });
         }
     });
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(results
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("no OCR worker could start".to_string())))
+        .map(|r| r.unwrap_or_else(|| Err("the page was not read".to_string())))
         .collect())
 }
 
 /// Renders and reads one page.
 #[tracing::instrument(name = "ocr", skip_all, fields(page = request.number))]
-fn read_page(
-    engine: &mut tesseract::Engine,
-    pdf: &std::path::Path,
-    request: Request,
-    options: &OcrOptions,
-) -> Result<OcrPage, String> {
+fn read_page(pdf: &source::Source, request: Request, options: &OcrOptions) -> Result<OcrPage, String> {
     let dpi = options.dpi_for(&request)?;
     let deadline = Duration::from_secs(options.render_seconds);
     let image = render::page(pdf, request.number, dpi, options.max_page_pixels, deadline)?;
-    let words = engine.words(&image, dpi, Duration::from_secs(options.recognize_seconds))?;
+    let deadline = Duration::from_secs(options.recognize_seconds);
+    let words = tesseract::words(&image, dpi, &options.languages, deadline)?;
     Ok(words::glyphs(&words, &image, dpi, request.height))
 }
