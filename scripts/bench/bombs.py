@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the hostile inputs of issue 53 into a folder, one file each (no dependencies).
+"""Writes the hostile inputs of issues 53 and 55 into a folder, one file each (no dependencies).
 
 Usage: bombs.py DIR
 
@@ -11,7 +11,9 @@ Usage: bombs.py DIR
 - speckles.pdf: one Letter page, an image of speckles (one pixel in seven dark, 2550 x 3300,
   300 dpi): Tesseract's page layout analysis takes minutes on it;
 - headings.md: `# a` lines up to 60 MB (15.7M headings);
-- outline.docx: 3.54M one-letter paragraphs at outline level 1.
+- outline.docx: 3.54M one-letter paragraphs at outline level 1;
+- backticks.md: `T`, a blank line, then runs of 1 to 1,999 backticks (2 MB in one paragraph;
+  issue 55: sentence splitting took the square of its length).
 """
 import io
 import sys
@@ -105,6 +107,10 @@ def speckles():
                                  b"/BitsPerComponent 8" % (width, height), bytes(dark), compress=True))
 
 
+def backticks():
+    return b"T\n\n" + b"".join(b"`" * i + b" " for i in range(1, 2000))
+
+
 def headings():
     return b"# a\n" * (60 * 1024 * 1024 // 4)
 
@@ -135,6 +141,7 @@ BOMBS = {
     "speckles.pdf": speckles,
     "headings.md": headings,
     "outline.docx": outline_docx,
+    "backticks.md": backticks,
 }
 
 

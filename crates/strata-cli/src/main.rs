@@ -1,6 +1,8 @@
 //! The `strata` command line. A thin front-end: it parses arguments, calls the libraries and
 //! renders their answers as text or JSON.
 
+#[macro_use]
+mod print;
 mod args;
 mod eval;
 mod render;
@@ -59,7 +61,7 @@ fn real_main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            say_err!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -270,9 +272,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Eval(args) => {
             let outcome = eval::run(args, &config, cli.model.as_deref(), cli.json)?;
             emit(cli.json, &outcome, |o| {
-                print!("{}", o.markdown);
+                show!("{}", o.markdown);
                 for path in &o.written {
-                    eprintln!("wrote {}", path.display());
+                    say_err!("wrote {}", path.display());
                 }
             })?;
             Ok(ExitCode::SUCCESS)
@@ -286,7 +288,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Remove { doc } => {
             let id = strata_engine::remove(&Location::of(&config, &cli.index)?, &doc)?;
-            emit(cli.json, &serde_json::json!({ "removed": id }), |_| println!("removed {id}"))?;
+            emit(cli.json, &serde_json::json!({ "removed": id }), |_| say!("removed {id}"))?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -18,10 +18,10 @@ fn snippet(text: &str, max: usize) -> String {
 
 pub fn search(r: &SearchResponse) {
     for w in &r.warnings {
-        eprintln!("warning: {w}");
+        say_err!("warning: {w}");
     }
     if r.hits.is_empty() {
-        println!("no results for {:?}", r.query);
+        say!("no results for {:?}", r.query);
         return;
     }
     for (i, h) in r.hits.iter().enumerate() {
@@ -32,13 +32,13 @@ pub fn search(r: &SearchResponse) {
             Unit::Section => format!(" · whole section, merged from {} hits", h.merged.len()),
             Unit::Pages => format!(" · whole pages around {} hit(s)", h.merged.len().max(1)),
         };
-        println!(
+        say!(
             "{:>2}. {} — {}",
             i + 1,
             h.doc_title,
             h.heading_path.last().map(String::as_str).unwrap_or("(start)")
         );
-        println!(
+        say!(
             "    {} · {} · {} · bytes {} · {} · score {:.4} ({}){unit}",
             h.chunk_id,
             h.source_path,
@@ -49,42 +49,42 @@ pub fn search(r: &SearchResponse) {
             ranks.join(", ")
         );
         match &h.context {
-            Some(context) => println!("    context: {}", snippet(context, 200)),
-            None if h.heading_path.len() > 1 => println!("    {}", h.heading_path.join(" > ")),
+            Some(context) => say!("    context: {}", snippet(context, 200)),
+            None if h.heading_path.len() > 1 => say!("    {}", h.heading_path.join(" > ")),
             None => {}
         }
         if h.highlights.is_empty() {
-            println!("    {}", snippet(&h.text, 280));
+            say!("    {}", snippet(&h.text, 280));
         }
         for hl in h.highlights.iter().take(2) {
-            println!("    » {}", snippet(&hl.text, 240));
+            say!("    » {}", snippet(&hl.text, 240));
         }
     }
     if !r.definitions.is_empty() {
-        println!();
-        println!("definitions:");
+        say!();
+        say!("definitions:");
         for d in &r.definitions {
             let conflict = if d.conflict { " (defined differently elsewhere)" } else { "" };
-            println!(
+            say!(
                 "  {} — {} › {} ({}){conflict}",
                 d.term,
                 d.doc_title,
                 d.heading_path.join(" › "),
                 d.pages
             );
-            println!("    {}", snippet(&d.text, 300));
+            say!("    {}", snippet(&d.text, 300));
         }
     }
     if !r.references.is_empty() {
-        println!();
-        println!("referenced sections:");
+        say!();
+        say!("referenced sections:");
         for x in &r.references {
-            println!("  {:?} in {} → {} ({})", x.raw, x.from_chunk, x.heading_path.join(" › "), x.pages);
+            say!("  {:?} in {} → {} ({})", x.raw, x.from_chunk, x.heading_path.join(" › "), x.pages);
         }
     }
     if let Some(c) = &r.context {
-        println!();
-        println!(
+        say!();
+        say!(
             "context: {} of {} tokens ({}), {} hits, {} definitions, {} references; print it with --context",
             c.tokens,
             c.budget,
@@ -99,8 +99,8 @@ pub fn search(r: &SearchResponse) {
 /// The assembled context block alone, ready to paste into a prompt.
 pub fn context(r: &SearchResponse) {
     match &r.context {
-        Some(c) => println!("{}", c.text),
-        None => eprintln!(
+        Some(c) => say!("{}", c.text),
+        None => say_err!(
             "no context block was assembled: the index's tokenizer was not found; set [tokenizer] model to its tokenizer.json"
         ),
     }
@@ -110,31 +110,31 @@ pub fn ingest(s: &Summary) {
     for o in &s.outcomes {
         if o.status == "failed" {
             for m in &o.messages {
-                eprintln!("error: {m}");
+                say_err!("error: {m}");
             }
         } else {
             for m in &o.messages {
-                eprintln!("warning: {}: {m}", o.path);
+                say_err!("warning: {}: {m}", o.path);
             }
         }
     }
-    println!(
+    say!(
         "{} files: {} ingested, {} unchanged, {} failed; {} chunks in {:.2}s",
         s.files, s.ingested, s.unchanged, s.failed, s.chunks, s.seconds
     );
     if !s.ocr.is_empty() {
-        println!("scanned pages: {} OCR'd, {} read from the index's OCR cache", s.ocr.read, s.ocr.cached);
+        say!("scanned pages: {} OCR'd, {} read from the index's OCR cache", s.ocr.read, s.ocr.cached);
     }
     let c = &s.contexts;
     if let (Some(id), true) = (&s.context, c.usage.calls > 0 || c.cached > 0 || c.fallbacks > 0) {
-        println!(
+        say!(
             "contexts by {id}: {} written, {} from the cache, {} structural fallbacks, {} chunks of cut documents",
             c.written, c.cached, c.fallbacks, c.truncated
         );
-        println!("  {}", strata_providers::cost::describe(&c.usage, c.cost_usd));
+        say!("  {}", strata_providers::cost::describe(&c.usage, c.cost_usd));
     }
     if let Some(why) = &c.stopped {
-        eprintln!("error: the context model refused the requests, so the chunks after it got structural contexts: {why}");
+        say_err!("error: the context model refused the requests, so the chunks after it got structural contexts: {why}");
     }
     if let Some(model) = s.model.as_ref().filter(|_| s.embedded + s.reused > 0) {
         let rate = (s.embedded + s.sections_embedded) as f64 / s.embed_seconds.max(1e-9);
@@ -142,7 +142,7 @@ pub fn ingest(s: &Summary) {
             0 => String::new(),
             n => format!("; {n} truncated at the model's window"),
         };
-        println!(
+        say!(
             "vectors of {} chunks: {} computed with {model}, {} reused from the index's vector cache; \
              {} sections embedded; {:.2}s ({rate:.1} texts/s){truncated}",
             s.embedded + s.reused,
@@ -157,25 +157,25 @@ pub fn ingest(s: &Summary) {
 /// What `ingest --dry-run` predicts.
 pub fn estimate(e: &strata_engine::estimate::Estimate) {
     for m in &e.messages {
-        eprintln!("error: {m}");
+        say_err!("error: {m}");
     }
-    println!(
+    say!(
         "{} files ({} unreadable), {} chunks, {} of them with a cached context",
         e.files, e.failed, e.chunks, e.cached
     );
     if e.truncated_documents > 0 {
-        println!(
+        say!(
             "{} documents are longer than the model's window and would be cut (beginning and end kept)",
             e.truncated_documents
         );
     }
-    println!("{}: {}", e.context, strata_providers::cost::describe(&e.usage, e.cost_usd));
-    println!("(an estimate: input counted with the index tokenizer, output at most max_tokens per call)");
+    say!("{}: {}", e.context, strata_providers::cost::describe(&e.usage, e.cost_usd));
+    say!("(an estimate: input counted with the index tokenizer, output at most max_tokens per call)");
 }
 
 /// What `strata distill` made.
 pub fn distilled(d: &strata_engine::models::Distilled) {
-    println!(
+    say!(
         "{}: {} token rows of {} ({} tokens encoded in {:.1} s, PCA keeps {:.1} % of their variance), {:.1} s in all",
         d.folder.display(),
         d.vocabulary,
@@ -186,14 +186,14 @@ pub fn distilled(d: &strata_engine::models::Distilled) {
         d.seconds
     );
     let name = d.folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    println!("use it with --model {name} (or --model {})", d.folder.display());
+    say!("use it with --model {name} (or --model {})", d.folder.display());
 }
 
 pub fn tree(outline: &Outline) {
     // Iterative, so that deep outlines print without recursion.
     let mut stack: Vec<(&OutlineNode, usize)> = vec![(&outline.root, 0usize)];
     while let Some((n, depth)) = stack.pop() {
-        println!("{}{}  {}  [{}]", "  ".repeat(depth.min(40)), n.id, n.title, n.pages);
+        say!("{}{}  {}  [{}]", "  ".repeat(depth.min(40)), n.id, n.title, n.pages);
         for c in n.children.iter().rev() {
             stack.push((c, depth + 1));
         }
@@ -201,15 +201,15 @@ pub fn tree(outline: &Outline) {
 }
 
 pub fn section(s: &Section) {
-    println!("{} — {} ({}, bytes {})", s.doc_title, s.heading_path.join(" > "), s.pages, s.span);
-    println!();
-    println!("{}", s.text.trim_end());
+    say!("{} — {} ({}, bytes {})", s.doc_title, s.heading_path.join(" > "), s.pages, s.span);
+    say!();
+    say!("{}", s.text.trim_end());
 }
 
 pub fn pages(p: &navigate::Pages) {
     for (i, page) in p.pages.iter().enumerate() {
         if i > 0 {
-            println!();
+            say!();
         }
         let label = page.label.as_deref().filter(|l| *l != page.number.to_string());
         let label = label.map(|l| format!(" (printed {l})")).unwrap_or_default();
@@ -218,29 +218,29 @@ pub fn pages(p: &navigate::Pages) {
         } else {
             format!(" — {}", page.heading_path.join(" > "))
         };
-        println!("── {}, page {} of {}{label}{path}", p.doc_title, page.number, p.page_count);
-        println!();
-        println!("{}", page.text.trim_end());
+        say!("── {}, page {} of {}{label}{path}", p.doc_title, page.number, p.page_count);
+        say!();
+        say!("{}", page.text.trim_end());
     }
 }
 
 pub fn define(term: &str, defs: &[CitedDefinition]) {
     if defs.is_empty() {
-        println!("no definition of {term:?} in the index");
+        say!("no definition of {term:?} in the index");
         return;
     }
     let docs: std::collections::BTreeSet<_> = defs.iter().map(|d| d.definition.doc.clone()).collect();
     if docs.len() > 1 {
-        println!("{term:?} is defined in {} documents:", docs.len());
+        say!("{term:?} is defined in {} documents:", docs.len());
     }
     for d in defs {
-        println!("{} — {} ({})", d.doc_title, d.heading_path.join(" > "), d.pages);
-        println!("    {}", snippet(&d.definition.text, 600));
+        say!("{} — {} ({})", d.doc_title, d.heading_path.join(" > "), d.pages);
+        say!("    {}", snippet(&d.definition.text, 600));
     }
 }
 
 pub fn refs(r: &Refs) {
-    println!("outgoing ({}):", r.outgoing.len());
+    say!("outgoing ({}):", r.outgoing.len());
     for c in &r.outgoing {
         let to = match (&c.reference.resolved, &c.to_title, &c.reference.external) {
             (Some(id), Some(t), _) => {
@@ -249,11 +249,11 @@ pub fn refs(r: &Refs) {
             (_, _, Some(ext)) => format!("→ external: {ext}"),
             _ => "→ unresolved".to_string(),
         };
-        println!("  {:>4} {}  {}", c.reference.from, c.reference.raw, to);
+        say!("  {:>4} {}  {}", c.reference.from, c.reference.raw, to);
     }
-    println!("incoming ({}):", r.incoming.len());
+    say!("incoming ({}):", r.incoming.len());
     for c in &r.incoming {
-        println!("  {} {}  ← {}", c.reference.from, c.from_title, c.reference.raw);
+        say!("  {} {}  ← {}", c.reference.from, c.from_title, c.reference.raw);
     }
 }
 
@@ -262,14 +262,14 @@ pub fn check(check: &strata_engine::Check) {
     let index = check.index.display();
     let (segments, vectors) = (check.segments, check.vectors);
     if check.is_sound() {
-        println!("{index}: sound ({segments} segments, every checksum matches; {vectors} vectors, all unit length)");
+        say!("{index}: sound ({segments} segments, every checksum matches; {vectors} vectors, all unit length)");
         return;
     }
-    println!("{index}: damaged ({segments} segments, {vectors} vectors):");
+    say!("{index}: damaged ({segments} segments, {vectors} vectors):");
     for d in &check.damaged {
-        println!("  {d}");
+        say!("  {d}");
     }
-    println!(
+    say!(
         "repair: ingest the same documents into a new index (strata --index NEW ingest PATH...), \
          or remove {index} and ingest again"
     );
@@ -277,11 +277,11 @@ pub fn check(check: &strata_engine::Check) {
 
 pub fn docs(docs: &[DocSummary]) {
     if docs.is_empty() {
-        println!("the index is empty; add documents with `strata ingest PATH`");
+        say!("the index is empty; add documents with `strata ingest PATH`");
         return;
     }
     for d in docs {
-        println!(
+        say!(
             "{}  {}  [{}; {} pages, {} sections, {} chunks, {} terms, {} refs]\n    {}",
             d.id,
             d.title,
@@ -302,7 +302,7 @@ pub fn docs(docs: &[DocSummary]) {
             })
             .collect();
         if !shown.is_empty() {
-            println!("    {}", shown.join("; "));
+            say!("    {}", shown.join("; "));
         }
     }
 }

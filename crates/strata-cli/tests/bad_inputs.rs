@@ -240,3 +240,41 @@ fn regression_a_non_utf8_name_and_its_escaped_spelling_are_two_documents() {
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again["unchanged"], 2, "{again}");
 }
+
+/// Issue 55: a title holding `ESC ] 0 ; … BEL ESC [ 2 J` retitled and cleared the terminal of
+/// whoever ran `strata docs` or `strata search`; headings, hit text and file names too. Human
+/// output shows every control character as a visible escape; JSON keeps the text as it is.
+#[cfg(unix)]
+#[test]
+fn regression_docs_and_search_print_no_escape_byte_from_a_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    let file = docs.join("evil\u{1b}[2J.md");
+    let text = "# Escrow \u{1b}]0;pwned\u{7}\u{1b}[2J Agreement\n\n\
+                ## Payment \u{1b}[31mterms\u{9b}0m\n\n\
+                The payload \u{1b}[2J clause pays the escrow agent on closing.\n";
+    std::fs::write(&file, text).unwrap();
+    let index = dir.path().join("index");
+    let runs: [&[&str]; 5] = [
+        &["ingest", docs.to_str().unwrap()],
+        &["docs"],
+        &["search", "escrow payload clause"],
+        &["tree", "evil"],
+        &["search", "--context", "escrow payload clause"],
+    ];
+    for args in runs {
+        let out = strata(&index, args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let shown = String::from_utf8_lossy(bytes);
+            assert!(!bytes.contains(&0x1b) && !shown.contains('\u{9b}'), "{args:?} {stream}: {shown:?}");
+        }
+        if args[0] == "docs" || args[0] == "search" {
+            let shown = String::from_utf8_lossy(&out.stdout);
+            assert!(shown.contains("Escrow \\x1b]0;pwned\\x07\\x1b[2J Agreement"), "{args:?}: {shown}");
+        }
+    }
+    let listed = json(&index, &["docs"]);
+    assert_eq!(listed[0]["title"], "Escrow \u{1b}]0;pwned\u{7}\u{1b}[2J Agreement", "{listed}");
+}

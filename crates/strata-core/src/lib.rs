@@ -29,6 +29,7 @@ pub mod number;
 mod profile;
 mod record;
 mod span;
+pub mod terminal;
 #[doc(hidden)]
 pub mod testdata;
 mod tree;

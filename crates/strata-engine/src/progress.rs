@@ -53,7 +53,9 @@ impl<'a> Progress<'a> {
     /// What the ingest is doing now.
     pub(crate) fn message(&self, message: String) {
         self.tell(&message);
-        self.bar.set_message(message);
+        // File names come from the disk and may hold control characters; the bar is drawn
+        // on the terminal (the observer gets the name as it is).
+        self.bar.set_message(strata_core::terminal::printable(&message).into_owned());
     }
 
     /// The ingest is over: the bar is cleared.
