@@ -65,13 +65,7 @@ pub fn search(r: &SearchResponse) {
         say!("definitions:");
         for d in &r.definitions {
             let conflict = if d.conflict { " (defined differently elsewhere)" } else { "" };
-            say!(
-                "  {} — {} › {} ({}){conflict}",
-                d.term,
-                d.doc_title,
-                d.heading_path.join(" › "),
-                d.pages
-            );
+            say!("  {} — {} › {} ({}){conflict}", d.term, d.doc_title, d.heading_path.join(" › "), d.pages);
             say!("    {}", snippet(&d.text, 300));
         }
     }
@@ -120,7 +114,12 @@ pub fn ingest(s: &Summary) {
     }
     say!(
         "{} files: {} ingested, {} unchanged, {} failed; {} chunks in {:.2}s",
-        s.files, s.ingested, s.unchanged, s.failed, s.chunks, s.seconds
+        s.files,
+        s.ingested,
+        s.unchanged,
+        s.failed,
+        s.chunks,
+        s.seconds
     );
     if !s.ocr.is_empty() {
         say!("scanned pages: {} OCR'd, {} read from the index's OCR cache", s.ocr.read, s.ocr.cached);
@@ -161,7 +160,10 @@ pub fn estimate(e: &strata_engine::estimate::Estimate) {
     }
     say!(
         "{} files ({} unreadable), {} chunks, {} of them with a cached context",
-        e.files, e.failed, e.chunks, e.cached
+        e.files,
+        e.failed,
+        e.chunks,
+        e.cached
     );
     if e.truncated_documents > 0 {
         say!(

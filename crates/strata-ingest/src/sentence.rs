@@ -76,9 +76,13 @@ fn parts(text: &str) -> Vec<(Range<usize>, bool)> {
 /// The quote and bracket characters of `text` (openers and closers), up to one past
 /// [`MAX_QUOTES`].
 fn quotes(text: &str) -> usize {
-    const QUOTES: &[char] = &['«', '»', '‘', '’', '“', '”', '‹', '›', '„', '「', '」', '『', '』', '《', '》', '（', '）'];
+    const QUOTES: &[char] =
+        &['«', '»', '‘', '’', '“', '”', '‹', '›', '„', '「', '」', '『', '』', '《', '》', '（', '）'];
     text.chars()
-        .filter(|&c| matches!(c, '\'' | '`' | '"' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>') || QUOTES.contains(&c))
+        .filter(|&c| {
+            matches!(c, '\'' | '`' | '"' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>')
+                || QUOTES.contains(&c)
+        })
         .take(MAX_QUOTES + 1)
         .count()
 }
@@ -131,7 +135,8 @@ fn windows(text: &str, paragraph: Range<usize>, (window, margin): (usize, usize)
         } else {
             floor_char(text, keep_from + stride)
         };
-        let from = if keep_from == paragraph.start { keep_from } else { floor_char(text, keep_from - margin) };
+        let from =
+            if keep_from == paragraph.start { keep_from } else { floor_char(text, keep_from - margin) };
         let to = if keep_to == paragraph.end { keep_to } else { floor_char(text, keep_to + margin) };
         out.extend(starts_in(text, from..to, keep_from..keep_to));
         keep_from = keep_to;

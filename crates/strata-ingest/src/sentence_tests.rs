@@ -39,12 +39,14 @@ fn same_as_whole(text: &str, what: &str) {
     let (ours, theirs) = (text_at(sentence_starts(text)), text_at(whole(text)));
     let only_ours = ours.iter().filter(|s| theirs.binary_search(s).is_err());
     let only_theirs = theirs.iter().filter(|s| ours.binary_search(s).is_err());
-    let differ: Vec<(usize, &str)> = only_ours
-        .map(|&s| (s, "ours"))
-        .chain(only_theirs.map(|&s| (s, "whole")))
-        .take(6)
-        .collect();
-    assert!(differ.is_empty(), "{what}: {} starts against {}; only in one: {differ:?}", ours.len(), theirs.len());
+    let differ: Vec<(usize, &str)> =
+        only_ours.map(|&s| (s, "ours")).chain(only_theirs.map(|&s| (s, "whole"))).take(6).collect();
+    assert!(
+        differ.is_empty(),
+        "{what}: {} starts against {}; only in one: {differ:?}",
+        ours.len(),
+        theirs.len()
+    );
 }
 
 #[test]
@@ -137,7 +139,8 @@ fn corpus_texts_split_as_sentencex_splits_them_whole() {
 /// same either way.
 #[test]
 fn a_long_paragraph_is_read_in_windows_with_the_same_sentences() {
-    let prose = "Each party shall keep the Confidential Information (as defined) secret for 5 yrs. after Jan. 1. ";
+    let prose =
+        "Each party shall keep the Confidential Information (as defined) secret for 5 yrs. after Jan. 1. ";
     let text = prose.repeat(1 + 4 * PARAGRAPH / prose.len());
     assert!(quotes(&text) <= MAX_QUOTES, "read whole");
     same_as_whole(&text, "a long paragraph of prose");

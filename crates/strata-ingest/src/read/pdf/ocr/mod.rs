@@ -194,8 +194,8 @@ pub(crate) fn recognize(
     if let Some(missing) = unavailable(&options.languages) {
         return Err(missing);
     }
-    let source =
-        source::Source::write(&[bytes], "pdf").map_err(|e| format!("the PDF could not be written for OCR ({e})"))?;
+    let source = source::Source::write(&[bytes], "pdf")
+        .map_err(|e| format!("the PDF could not be written for OCR ({e})"))?;
     let workers =
         std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_WORKERS).min(pages.len());
     let next = AtomicUsize::new(0);
@@ -211,10 +211,7 @@ pub(crate) fn recognize(
         }
     });
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    Ok(results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("the page was not read".to_string())))
-        .collect())
+    Ok(results.into_iter().map(|r| r.unwrap_or_else(|| Err("the page was not read".to_string()))).collect())
 }
 
 /// Renders and reads one page.

@@ -65,18 +65,21 @@ pub(crate) fn missing_languages(languages: &str) -> Vec<String> {
     let installed = Command::new(TESSERACT)
         .arg("--list-langs")
         .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).lines().skip(1).map(str::trim).map(String::from).collect())
+        .map(|out| {
+            String::from_utf8_lossy(&out.stdout).lines().skip(1).map(str::trim).map(String::from).collect()
+        })
         .unwrap_or_else(|_| Vec::<String>::new());
-    languages
-        .split('+')
-        .filter(|l| !installed.iter().any(|i| i == l))
-        .map(String::from)
-        .collect()
+    languages.split('+').filter(|l| !installed.iter().any(|i| i == l)).map(String::from).collect()
 }
 
 /// Reads the words of `image`, rendered at `dpi`, with `languages`, within `deadline`; the
 /// error says why it could not.
-pub(crate) fn words(image: &Gray, dpi: u32, languages: &str, deadline: Duration) -> Result<Vec<Word>, String> {
+pub(crate) fn words(
+    image: &Gray,
+    dpi: u32,
+    languages: &str,
+    deadline: Duration,
+) -> Result<Vec<Word>, String> {
     let header = format!("P5\n{} {}\n255\n", image.width, image.height);
     let pgm = Source::write(&[header.as_bytes(), &image.pixels], "pgm")
         .map_err(|e| format!("the page image could not be written for Tesseract ({e})"))?;
@@ -144,7 +147,11 @@ mod tests {
                 state ^= state << 13;
                 state ^= state >> 17;
                 state ^= state << 5;
-                if state % 7 == 0 { 0 } else { 255 }
+                if state % 7 == 0 {
+                    0
+                } else {
+                    255
+                }
             })
             .collect();
         let speckles = Gray { width, height, pixels };
