@@ -136,6 +136,7 @@ fn main() -> Result<()> {
         section_vectors: true,
         vector_cache: true,
         embed_slice: Some(64),
+        stop: None,
     };
     let mut originals: Vec<DocumentRecord> = Vec::new();
     for folder in ["markdown", "html", "txt"] {

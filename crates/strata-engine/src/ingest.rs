@@ -261,6 +261,7 @@ pub fn run_reporting(
         section_vectors: config.dense.sections,
         vector_cache: config.dense.vector_cache,
         embed_slice: Some(EMBED_SLICE),
+        stop: report.stop,
     };
     let mut writer = Writer {
         summary: Summary::new(files.len() + outcomes.len(), outcomes.len(), embedder, &chosen),
@@ -302,7 +303,7 @@ pub fn run_reporting(
     for path in files.get(next.load(Ordering::Relaxed)..).unwrap_or_default() {
         writer.fail(
             path,
-            "not read: the ingest was stopped before this file (the server shut down); ingest it again"
+            "not read: the ingest was stopped before this file (a server shutting down, an interrupt); ingest it again"
                 .into(),
         );
     }

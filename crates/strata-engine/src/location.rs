@@ -45,7 +45,7 @@ impl Location {
                 let url = store.url.as_deref().ok_or_else(|| {
                     Error::user("[store] kind = \"milvus\" needs url (or STRATA_STORE_URL)")
                 })?;
-                Ok(Location::Milvus(index.to_path_buf(), Location::milvus_options(config, url)))
+                Ok(Location::Milvus(folder(index)?, Location::milvus_options(config, url)))
             }
             #[cfg(not(feature = "postgres"))]
             StoreKind::Postgres => Err(Error::user(
@@ -55,7 +55,7 @@ impl Location {
             StoreKind::Milvus => Err(Error::user(
                 "[store] kind = \"milvus\": this strata was built without it; build it with `--features milvus`",
             )),
-            StoreKind::Embedded => Ok(Location::Embedded(index.to_path_buf())),
+            StoreKind::Embedded => Ok(Location::Embedded(folder(index)?)),
         }
     }
 
@@ -192,5 +192,47 @@ impl Location {
                 Some(format!("{:?}/{}", meta.modified().ok()?, meta.len()))
             }
         }
+    }
+}
+
+/// `index` as an index folder: refused when it is empty (an ingest would write into the
+/// working directory) or names something other than a folder.
+fn folder(index: &Path) -> Result<PathBuf> {
+    if index.as_os_str().is_empty() || index.to_str().is_some_and(|s| s.trim().is_empty()) {
+        return Err(Error::user(format!(
+            "the index path {:?} is empty; give the folder of the index, such as .strata",
+            index.as_os_str()
+        )));
+    }
+    if index.exists() && !index.is_dir() {
+        return Err(Error::user(format!(
+            "the index path {} is not a folder; give the folder of the index, such as .strata",
+            index.display()
+        )));
+    }
+    Ok(index.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 55: `Index("")` wrote `manifest.json` and `tantivy/` into the working directory.
+    /// An empty path, or one that names a file, is a user error naming it, before anything
+    /// is written.
+    #[test]
+    fn regression_an_empty_or_file_index_path_is_refused() {
+        let config = Config::default();
+        for empty in ["", "  "] {
+            let err = Location::of(&config, Path::new(empty)).unwrap_err();
+            assert!(matches!(err, Error::User(_)) && err.to_string().contains("is empty"), "{err}");
+        }
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let err = Location::of(&config, file.path()).unwrap_err().to_string();
+        assert!(err.contains(&file.path().display().to_string()) && err.contains("not a folder"), "{err}");
+        assert!(
+            Location::of(&config, Path::new(".strata-not-yet")).is_ok(),
+            "an absent folder is created later"
+        );
     }
 }

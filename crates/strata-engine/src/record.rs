@@ -16,6 +16,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -45,6 +46,9 @@ pub struct RecordStep<'a> {
     /// embeds a document in one call. The embedder batches each call by length, so the
     /// slices decide which chunks share a batch.
     pub embed_slice: Option<usize>,
+    /// Set, embedding stops before its next slice and the documents in it fail
+    /// ([`crate::IngestOptions::stop`]: a server shutting down, Ctrl-C in Python).
+    pub stop: Option<&'a AtomicBool>,
 }
 
 /// The stage of [`RecordStep`] that failed.
@@ -414,6 +418,9 @@ impl RecordStep<'_> {
         };
         let mut done = 0;
         for slice in texts.chunks(self.embed_slice.unwrap_or(texts.len()).max(1)) {
+            if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                return Err(Error::user("not embedded: the ingest was stopped; ingest it again"));
+            }
             let refs: Vec<&str> = slice.iter().map(|t| t.as_ref()).collect();
             let embedded = cache::embed(embedder, cache, &refs)?;
             out.values.extend_from_slice(embedded.embeddings.as_slice());
@@ -510,6 +517,7 @@ mod tests {
             section_vectors: true,
             vector_cache: true,
             embed_slice: Some(64),
+            stop: None,
         };
         let mut ing = document(&pipeline);
         let mut tally = ContextTally::default();
@@ -545,6 +553,7 @@ mod tests {
             section_vectors: false,
             vector_cache: true,
             embed_slice: None,
+            stop: None,
         };
         let mut ing = document(&pipeline);
         let situation = step.situate(&context::NoCache, &mut ing);

@@ -303,6 +303,7 @@ pub fn ingest(
         section_vectors: true,
         vector_cache: config.dense.vector_cache,
         embed_slice: None,
+        stop: None,
     };
     let mut docs = HashMap::new();
     let mut names = HashMap::new();

@@ -12,11 +12,11 @@ use pyo3::prelude::*;
 use serde::Serialize;
 use strata_core::config::{parse_in, ContextKind};
 use strata_core::{Error, Result};
-use strata_engine::progress::Observer;
 use strata_engine::{Engine, IngestOptions, OpenOptions, SearchOptions};
 
 use crate::config;
 use crate::errors::{to_py, user};
+use crate::stopping::Stopping;
 
 /// An index opened with its models (query embedder, reranker, tokenizer).
 #[pyclass(frozen, module = "strata._native")]
@@ -116,7 +116,8 @@ impl NativeIndex {
 
     /// Ingests files, folders and glob patterns. `progress` draws strata's bar on standard
     /// error; `observer(done, total, message)` is called as the ingest advances. Answers the
-    /// ingest summary as JSON.
+    /// ingest summary as JSON. Ctrl-C, or an exception in `observer`, stops the ingest after
+    /// the files in hand (what was read is committed) and is raised from the call.
     #[pyo3(signature = (paths, force=false, progress=false, contextualize=None, meta=BTreeMap::new(), observer=None))]
     #[allow(clippy::too_many_arguments)] // the Python call's keywords, one each
     fn ingest(
@@ -131,19 +132,24 @@ impl NativeIndex {
     ) -> PyResult<String> {
         let context: Option<ContextKind> =
             contextualize.map(|k| parse_in(&k, "contextualize")).transpose().map_err(|e| to_py(py, e))?;
-        let observer = observer.map(|callback| {
-            Observer(Arc::new(move |done, total, message: &str| {
-                // Back on the GIL for the callback; its errors are printed, the ingest goes on.
-                Python::attach(|py| {
-                    if let Err(e) = callback.call1(py, (done, total, message)) {
-                        e.print(py);
-                    }
-                })
-            }))
-        });
-        let options =
-            IngestOptions { force, progress, context, metadata: meta, observer, ..IngestOptions::default() };
-        self.answer(py, move |engine| engine.ingest_with(&paths, &options))
+        let stopping = Stopping::default();
+        let observer = observer.map(|callback| stopping.observer(callback));
+        let options = IngestOptions {
+            force,
+            progress,
+            context,
+            metadata: meta,
+            observer,
+            stop: Some(stopping.stop.clone()),
+            ..IngestOptions::default()
+        };
+        let engine = self.engine(py)?;
+        let answer =
+            py.detach(|| stopping.run(|| engine.ingest_with(&paths, &options).and_then(|s| json(&s))));
+        match stopping.raised() {
+            Some(raised) => Err(raised),
+            None => answer.map_err(|e| to_py(py, e)),
+        }
     }
 
     /// The indexed documents.

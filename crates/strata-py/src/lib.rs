@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 mod config;
 mod errors;
 mod index;
+mod stopping;
 
 /// The module `strata._native`.
 #[pymodule]
