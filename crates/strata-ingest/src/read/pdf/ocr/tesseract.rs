@@ -45,18 +45,19 @@ pub(crate) struct Gray {
     pub pixels: Vec<u8>,
 }
 
-/// Tesseract's version (`5.3.0`), when the program runs; asked once per process.
+/// Tesseract's version (`5.3.0`), when the program runs. Once found it is remembered for the
+/// process; until then it is asked again, so that OCR starts once Tesseract is installed.
 pub(crate) fn version() -> Option<String> {
-    static VERSION: OnceLock<Option<String>> = OnceLock::new();
-    VERSION
-        .get_or_init(|| {
-            let out = Command::new(TESSERACT).arg("--version").output().ok()?;
-            // Tesseract 4 printed its version on stderr, 5 on stdout.
-            let text = [out.stdout, out.stderr].concat();
-            let first = String::from_utf8_lossy(&text).lines().next()?.trim().to_string();
-            Some(first.strip_prefix("tesseract ")?.trim().to_string())
-        })
-        .clone()
+    static VERSION: OnceLock<String> = OnceLock::new();
+    if let Some(known) = VERSION.get() {
+        return Some(known.clone());
+    }
+    let out = Command::new(TESSERACT).arg("--version").output().ok()?;
+    // Tesseract 4 printed its version on stderr, 5 on stdout.
+    let text = [out.stdout, out.stderr].concat();
+    let first = String::from_utf8_lossy(&text).lines().next()?.trim().to_string();
+    let version = first.strip_prefix("tesseract ")?.trim().to_string();
+    Some(VERSION.get_or_init(|| version).clone())
 }
 
 /// The languages of `languages` (`eng+deu`) that Tesseract has no data for; empty when it
