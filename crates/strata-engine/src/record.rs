@@ -540,6 +540,65 @@ mod tests {
         assert!(store.documents().unwrap().is_empty(), "nothing of a failed document is written");
     }
 
+    /// An embedder that sets the ingest's stop flag once it has embedded one slice.
+    struct StopsAfterOne<'a>(EmbedderInfo, &'a AtomicBool, std::sync::atomic::AtomicUsize);
+
+    impl Embedder for StopsAfterOne<'_> {
+        fn info(&self) -> &EmbedderInfo {
+            &self.0
+        }
+        fn embed_passages(&self, texts: &[&str]) -> Result<Embeddings> {
+            self.2.fetch_add(1, Ordering::Relaxed);
+            self.1.store(true, Ordering::Relaxed);
+            Ok(Embeddings::new(4, vec![0.5; 4 * texts.len()]))
+        }
+        fn embed_queries(&self, texts: &[&str]) -> Result<Embeddings> {
+            self.embed_passages(texts)
+        }
+    }
+
+    /// Issue 55: Ctrl-C in Python waited for the whole ingest. The stop flag is checked
+    /// between embedding slices too: the slice in hand ends, no further one starts, and the
+    /// document fails at the embed stage, saying why.
+    #[test]
+    fn regression_a_stop_ends_embedding_after_the_slice_in_hand() {
+        let pipeline = Pipeline::new(&Config::default()).unwrap();
+        let text = "# A\n\nAlpha holds.\n\n# B\n\nBeta holds.\n\n# C\n\nGamma holds.\n";
+        let source = Source {
+            path: "abc.md".into(),
+            format: Format::Markdown,
+            content_hash: "h".into(),
+            size: text.len() as u64,
+            mtime: None,
+        };
+        let ing = pipeline.process(pipeline.read_bytes(source, text.as_bytes()).unwrap());
+        assert!(ing.chunks.len() >= 3, "{} chunks", ing.chunks.len());
+        let info = EmbedderInfo {
+            model_id: "test-model".into(),
+            dim: 4,
+            max_seq_len: 256,
+            pooling: Pooling::Mean,
+            tokenizer: None,
+            query_prefix: String::new(),
+            passage_prefix: String::new(),
+        };
+        let stop = AtomicBool::new(false);
+        let embedder = StopsAfterOne(info, &stop, Default::default());
+        let step = RecordStep {
+            contextualizer: None,
+            embedder: Some(&embedder),
+            tokenizer: pipeline.tokenizer().as_ref(),
+            section_vectors: false,
+            vector_cache: false,
+            embed_slice: Some(1),
+            stop: Some(&stop),
+        };
+        let results = step.embed_documents(&embedder, &strata_embed::cache::NoCache, &[&ing], &mut |_, _| {});
+        let err = results.into_iter().next().unwrap().unwrap_err().to_string();
+        assert!(err.contains("the ingest was stopped"), "{err}");
+        assert_eq!(embedder.2.load(Ordering::Relaxed), 1, "one slice embedded, then none");
+    }
+
     #[test]
     fn without_an_embedder_the_document_is_recorded_as_read() {
         let pipeline = Pipeline::new(&Config::default()).unwrap();
