@@ -180,9 +180,12 @@ enum Work {
 /// memory the queue holds (besides one document larger than it).
 const EMBED_QUEUE: usize = 256;
 
-/// Chunks embedded per call, so that progress shows inside long documents. The embedder
-/// sorts each call's texts by length before batching, so a wider slice pads less.
-const EMBED_SLICE: usize = 256;
+/// Chunks embedded per call, so that progress shows inside long documents and a stop (Ctrl-C
+/// in Python, a server shutting down) is seen between slices. The embedder sorts each call's
+/// texts by length before batching, so a wider slice pads less: 64 takes about 0.7 s with
+/// all-MiniLM-L6-v2 on 2 cores, at 3 % fewer texts a second than 256 (96 against 99 on
+/// RFC 9110's 778 chunks, release build).
+const EMBED_SLICE: usize = 64;
 
 /// Runs an ingest; `on_commit` is called after each commit (a server publishes the commit to
 /// its readers). `progress` draws strata's bar on standard error.
