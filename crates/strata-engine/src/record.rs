@@ -484,9 +484,13 @@ mod tests {
     }
 
     fn document(pipeline: &Pipeline) -> Ingested {
-        let text = "# Backups\n\nBackups are kept for thirty days.\n";
+        markdown(pipeline, "backups.md", "# Backups\n\nBackups are kept for thirty days.\n")
+    }
+
+    /// The Markdown `text`, read and processed as the file `path`.
+    fn markdown(pipeline: &Pipeline, path: &str, text: &str) -> Ingested {
         let source = Source {
-            path: "backups.md".into(),
+            path: path.into(),
             format: Format::Markdown,
             content_hash: "h".into(),
             size: text.len() as u64,
@@ -495,13 +499,9 @@ mod tests {
         pipeline.process(pipeline.read_bytes(source, text.as_bytes()).unwrap())
     }
 
-    #[test]
-    fn a_failed_embedding_names_its_stage_and_records_nothing() {
-        let pipeline = Pipeline::new(&Config::default()).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let manifest = Manifest::new(pipeline.tokenizer().id(), 256, 0);
-        let mut store = EmbeddedStore::open_or_create(dir.path(), manifest).unwrap();
-        let info = EmbedderInfo {
+    /// A 4-dimensional test model.
+    fn test_model() -> EmbedderInfo {
+        EmbedderInfo {
             model_id: "test-model".into(),
             dim: 4,
             max_seq_len: 256,
@@ -509,10 +509,18 @@ mod tests {
             tokenizer: None,
             query_prefix: String::new(),
             passage_prefix: String::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_failed_embedding_names_its_stage_and_records_nothing() {
+        let pipeline = Pipeline::new(&Config::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = Manifest::new(pipeline.tokenizer().id(), 256, 0);
+        let mut store = EmbeddedStore::open_or_create(dir.path(), manifest).unwrap();
         let step = RecordStep {
             contextualizer: None,
-            embedder: Some(&Down(info)),
+            embedder: Some(&Down(test_model())),
             tokenizer: pipeline.tokenizer().as_ref(),
             section_vectors: true,
             vector_cache: true,
@@ -564,26 +572,10 @@ mod tests {
     fn regression_a_stop_ends_embedding_after_the_slice_in_hand() {
         let pipeline = Pipeline::new(&Config::default()).unwrap();
         let text = "# A\n\nAlpha holds.\n\n# B\n\nBeta holds.\n\n# C\n\nGamma holds.\n";
-        let source = Source {
-            path: "abc.md".into(),
-            format: Format::Markdown,
-            content_hash: "h".into(),
-            size: text.len() as u64,
-            mtime: None,
-        };
-        let ing = pipeline.process(pipeline.read_bytes(source, text.as_bytes()).unwrap());
+        let ing = markdown(&pipeline, "abc.md", text);
         assert!(ing.chunks.len() >= 3, "{} chunks", ing.chunks.len());
-        let info = EmbedderInfo {
-            model_id: "test-model".into(),
-            dim: 4,
-            max_seq_len: 256,
-            pooling: Pooling::Mean,
-            tokenizer: None,
-            query_prefix: String::new(),
-            passage_prefix: String::new(),
-        };
         let stop = AtomicBool::new(false);
-        let embedder = StopsAfterOne(info, &stop, Default::default());
+        let embedder = StopsAfterOne(test_model(), &stop, Default::default());
         let step = RecordStep {
             contextualizer: None,
             embedder: Some(&embedder),

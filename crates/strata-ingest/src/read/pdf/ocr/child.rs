@@ -28,6 +28,19 @@ pub(crate) enum Failed {
     Deadline,
 }
 
+impl Failed {
+    /// What went wrong, for the page's warning: `program` could not run, or took longer
+    /// than `deadline` to do `task`, which `[ingest] setting` raises.
+    pub fn message(&self, program: &str, task: &str, setting: &str, deadline: Duration) -> String {
+        match self {
+            Failed::Spawn(e) => format!("{program} could not run ({e})"),
+            Failed::Deadline => {
+                format!("{program} took more than {} s to {task} ([ingest] {setting})", deadline.as_secs())
+            }
+        }
+    }
+}
+
 /// Runs `command` with no standard input, reads up to `stdout_cap` bytes of its output,
 /// and kills it at `deadline`.
 pub(crate) fn run(mut command: Command, stdout_cap: u64, deadline: Duration) -> Result<Finished, Failed> {

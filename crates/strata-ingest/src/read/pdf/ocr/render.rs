@@ -11,7 +11,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::child::{self, Failed};
+use super::child;
 use super::source::Source;
 use super::tesseract::Gray;
 
@@ -39,13 +39,8 @@ pub(crate) fn page(
     command.args(["-gray", "-r", &dpi.to_string(), "-f", &n, "-l", &n]).arg(pdf.path());
     pdf.share_with(&mut command);
     let cap = max_pixels.saturating_add(HEADER_BYTES);
-    let done = child::run(command, cap, deadline).map_err(|failed| match failed {
-        Failed::Spawn(e) => format!("pdftoppm could not run ({e})"),
-        Failed::Deadline => format!(
-            "pdftoppm took more than {} s to render it ([ingest] ocr_render_seconds)",
-            deadline.as_secs()
-        ),
-    })?;
+    let done = child::run(command, cap, deadline)
+        .map_err(|f| f.message("pdftoppm", "render it", "ocr_render_seconds", deadline))?;
     if done.stdout.len() as u64 > cap {
         return Err(format!(
             "pdftoppm wrote more than {max_pixels} pixels of it ([ingest] ocr_max_page_pixels)"

@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::child::{self, Failed};
+use super::child;
 use super::hocr;
 use super::source::Source;
 
@@ -92,13 +92,8 @@ pub(crate) fn words(
         .args(["-c", "preserve_interword_spaces=0", "hocr"])
         .env("OMP_THREAD_LIMIT", omp_thread_limit());
     pgm.share_with(&mut command);
-    let done = child::run(command, MAX_HOCR_BYTES, deadline).map_err(|failed| match failed {
-        Failed::Spawn(e) => format!("Tesseract could not run ({e})"),
-        Failed::Deadline => format!(
-            "Tesseract took more than {} s to read it ([ingest] ocr_recognize_seconds)",
-            deadline.as_secs()
-        ),
-    })?;
+    let done = child::run(command, MAX_HOCR_BYTES, deadline)
+        .map_err(|f| f.message("Tesseract", "read it", "ocr_recognize_seconds", deadline))?;
     if !done.status.success() {
         let err = String::from_utf8_lossy(&done.stderr);
         return Err(format!("Tesseract could not read the page image ({}): {}", done.status, err.trim()));
