@@ -148,6 +148,15 @@ def check_102b(driver, args):
     crumbs = first.find_element(By.CSS_SELECTOR, ".crumbs").text
     if "102" not in cite + crumbs:
         raise Check(f"the first result is not § 102: {cite!r} / {crumbs!r}")
+    # Title 35 is HTML: no page to cite, and its title is said once, not atop every path.
+    places = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#results .result .page") if e.text]
+    if places:
+        raise Check(f"HTML results cite pages that do not exist: {places}")
+    if crumbs.splitlines()[:1] == ["TITLE 35—PATENTS"]:
+        raise Check(f"the heading path repeats the document's title: {crumbs!r}")
+    defs = driver.find_elements(By.CSS_SELECTOR, "#definitions dd .muted")
+    if any("TITLE 35—PATENTS › TITLE 35—PATENTS" in d.get_attribute("textContent") for d in defs):
+        raise Check("a definition's citation repeats the document's title")
     driver.find_element(By.ID, "q").send_keys(Keys.ARROW_DOWN)
     if js(driver, "return document.activeElement.dataset.index") != "0":
         raise Check("ArrowDown from the box did not focus the first result")

@@ -1,5 +1,6 @@
 //! Human-readable output. JSON output is the serde form of the same library types.
 
+use strata_core::{LineRange, PageRange};
 use strata_index::DocSummary;
 use strata_search::navigate::{self, CitedDefinition, Outline, OutlineNode, Refs, Section};
 use strata_search::{SearchResponse, Unit};
@@ -14,6 +15,12 @@ fn snippet(text: &str, max: usize) -> String {
         let cut: String = flat.chars().take(max).collect();
         format!("{cut}…")
     }
+}
+
+/// Where a passage is: `p. 12` in a document with pages, `lines 40–52` in one cited by
+/// line, nothing in HTML (its heading path says it).
+fn place(pages: Option<PageRange>, lines: Option<LineRange>) -> Option<String> {
+    pages.map(|p| p.to_string()).or_else(|| lines.map(|l| l.to_string()))
 }
 
 pub fn search(r: &SearchResponse) {
@@ -38,11 +45,11 @@ pub fn search(r: &SearchResponse) {
             h.doc_title,
             h.heading_path.last().map(String::as_str).unwrap_or("(start)")
         );
+        let at = place(h.pages, h.lines).map(|at| format!("{at} · ")).unwrap_or_default();
         say!(
-            "    {} · {} · {} · bytes {} · {} · score {:.4} ({}){unit}",
+            "    {} · {} · {at}bytes {} · {} · score {:.4} ({}){unit}",
             h.chunk_id,
             h.source_path,
-            h.pages,
             h.span,
             h.kind.name(),
             h.score,
@@ -65,7 +72,7 @@ pub fn search(r: &SearchResponse) {
         say!("definitions:");
         for d in &r.definitions {
             let conflict = if d.conflict { " (defined differently elsewhere)" } else { "" };
-            say!("  {} — {} › {} ({}){conflict}", d.term, d.doc_title, d.heading_path.join(" › "), d.pages);
+            say!("  {} — {}{conflict}", d.term, d.citation);
             say!("    {}", snippet(&d.text, 300));
         }
     }
@@ -73,7 +80,7 @@ pub fn search(r: &SearchResponse) {
         say!();
         say!("referenced sections:");
         for x in &r.references {
-            say!("  {:?} in {} → {} ({})", x.raw, x.from_chunk, x.heading_path.join(" › "), x.pages);
+            say!("  {:?} in {} → {}", x.raw, x.from_chunk, x.citation);
         }
     }
     if let Some(c) = &r.context {
@@ -195,7 +202,8 @@ pub fn tree(outline: &Outline) {
     // Iterative, so that deep outlines print without recursion.
     let mut stack: Vec<(&OutlineNode, usize)> = vec![(&outline.root, 0usize)];
     while let Some((n, depth)) = stack.pop() {
-        say!("{}{}  {}  [{}]", "  ".repeat(depth.min(40)), n.id, n.title, n.pages);
+        let at = place(n.pages, n.lines).map(|at| format!("  [{at}]")).unwrap_or_default();
+        say!("{}{}  {}{at}", "  ".repeat(depth.min(40)), n.id, n.title);
         for c in n.children.iter().rev() {
             stack.push((c, depth + 1));
         }
@@ -203,7 +211,8 @@ pub fn tree(outline: &Outline) {
 }
 
 pub fn section(s: &Section) {
-    say!("{} — {} ({}, bytes {})", s.doc_title, s.heading_path.join(" > "), s.pages, s.span);
+    let at = place(s.pages, s.lines).map(|at| format!("{at}, ")).unwrap_or_default();
+    say!("{} — {} ({at}bytes {})", s.doc_title, s.heading_path.join(" > "), s.span);
     say!();
     say!("{}", s.text.trim_end());
 }
@@ -236,7 +245,8 @@ pub fn define(term: &str, defs: &[CitedDefinition]) {
         say!("{term:?} is defined in {} documents:", docs.len());
     }
     for d in defs {
-        say!("{} — {} ({})", d.doc_title, d.heading_path.join(" > "), d.pages);
+        let at = place(d.pages, d.definition.lines).map(|at| format!(" ({at})")).unwrap_or_default();
+        say!("{} — {}{at}", d.doc_title, d.heading_path.join(" > "));
         say!("    {}", snippet(&d.definition.text, 600));
     }
 }
@@ -283,12 +293,12 @@ pub fn docs(docs: &[DocSummary]) {
         return;
     }
     for d in docs {
+        let pages = if d.has_pages() { format!("{} pages, ", d.pages) } else { String::new() };
         say!(
-            "{}  {}  [{}; {} pages, {} sections, {} chunks, {} terms, {} refs]\n    {}",
+            "{}  {}  [{}; {pages}{} sections, {} chunks, {} terms, {} refs]\n    {}",
             d.id,
             d.title,
             d.format.name(),
-            d.pages,
             d.nodes,
             d.chunks,
             d.definitions,

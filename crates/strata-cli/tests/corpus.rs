@@ -34,9 +34,11 @@ fn rfc9110_tree_has_at_least_290_sections() {
     assert!(sections >= 290, "{sections}");
     // The outline JSON has the documented shape.
     let tree = json(&ingested().unwrap().index, &["tree", "rfc9110"]);
-    for key in ["id", "title", "number", "level", "pages", "children"] {
+    for key in ["id", "title", "number", "level", "children"] {
         assert!(tree.get(key).is_some(), "outline JSON lacks {key}");
     }
+    // RFC 9110 is HTML here: no pages, no source lines (tests/citations.rs).
+    assert!(tree.get("pages").is_none() && tree.get("lines").is_none(), "{tree:#}");
 }
 
 #[test]
@@ -174,20 +176,19 @@ fn search_hits_carry_citations() {
     let Some(ing) = ingested() else { return };
     let r = json(&ing.index, &["search", "conditional request preconditions", "-k", "3"]);
     let hit = &r["hits"][0];
-    for key in [
-        "doc_title",
-        "source_path",
-        "heading_path",
-        "pages",
-        "span",
-        "kind",
-        "score",
-        "legs",
-        "text",
-        "citation",
-    ] {
+    for key in
+        ["doc_title", "source_path", "heading_path", "span", "kind", "score", "legs", "text", "citation"]
+    {
         assert!(hit.get(key).is_some(), "hit lacks {key}: {hit:#}");
     }
+    // Pages where the document has them, source lines in plain text and Markdown, neither in
+    // HTML (tests/citations.rs).
+    let format = hit["source_path"].as_str().unwrap().rsplit('.').next().unwrap();
+    let place = (hit.get("pages").is_some(), hit.get("lines").is_some());
+    assert!(
+        matches!((format, place), ("htm" | "html", (false, false)) | (_, (true, false) | (false, true))),
+        "{hit:#}"
+    );
     let (citation, title) = (hit["citation"].as_str().unwrap(), hit["doc_title"].as_str().unwrap());
     assert!(citation.starts_with(&format!("[{title} › ")) && citation.ends_with(']'), "{citation}");
     let out = strata(&ing.index, &["search", "conditional request preconditions", "-k", "500"]);

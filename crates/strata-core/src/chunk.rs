@@ -131,6 +131,9 @@ pub struct Chunk {
     pub overlap_start: usize,
     /// Pages touched.
     pub pages: PageRange,
+    /// Source lines covered, in a document cited by line ([`crate::Document::first_line`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<crate::LineRange>,
     /// Tokens in `span`, by the index's tokenizer.
     pub tokens: u32,
     /// Kind.

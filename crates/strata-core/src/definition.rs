@@ -23,6 +23,10 @@ pub struct Definition {
     pub doc: DocId,
     /// The section that holds the definition.
     pub node: NodeId,
+    /// Source lines of the definition, in a document cited by line
+    /// ([`crate::Document::first_line`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<crate::LineRange>,
 }
 
 /// Normalizes a term for lookup: lowercase, straight quotes removed, whitespace collapsed.

@@ -87,6 +87,14 @@ impl Format {
         }
     }
 
+    /// True when a document of this format with `pages` pages is cited by page: a PDF
+    /// always, a DOCX only where it records page breaks and plain text only where form feeds
+    /// split it (both have more than one page then). Markdown, HTML and the rest have no
+    /// pages: they read as one page, which no reader of the source could find.
+    pub fn has_pages(self, pages: usize) -> bool {
+        self == Format::Pdf || pages > 1
+    }
+
     /// Lowercase name, as used in config and output.
     pub fn name(&self) -> &'static str {
         match self {
@@ -313,6 +321,11 @@ pub struct Document {
     /// Warnings raised while reading (lossy decoding, skipped content, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Where the document is cited by line (plain text without pages, Markdown): the source
+    /// file's line of the text's first byte (after Markdown front matter, say). `None` for a
+    /// document cited by page, or by its heading path alone (HTML).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_line: Option<u32>,
 }
 
 /// The metadata keys of a document's identity (`strata_ingest::identity`), in the order
@@ -337,6 +350,29 @@ impl Document {
             out.push_str(&format!(" | FY{year} {year}"));
         }
         out
+    }
+
+    /// True when the document is cited by page ([`Format::has_pages`]).
+    pub fn has_pages(&self) -> bool {
+        self.source.format.has_pages(self.pages.len())
+    }
+
+    /// The pages `span` touches, in a document cited by page; `None` in one without pages.
+    pub fn cited_pages(&self, span: Span) -> Option<PageRange> {
+        self.has_pages().then(|| self.pages_of(span))
+    }
+
+    /// The source lines `span` covers, in a document cited by line whose text is at hand
+    /// (not a store's metadata alone). It counts the text up to the span: for many spans,
+    /// use [`Self::lines`].
+    pub fn cited_lines(&self, span: Span) -> Option<crate::LineRange> {
+        let first = self.first_line.filter(|_| !self.text.is_empty())?;
+        Some(crate::LineRange::of(&self.text, span, first))
+    }
+
+    /// The source lines of the text, when the document is cited by line ([`Self::first_line`]).
+    pub fn lines(&self) -> Option<crate::Lines<'_>> {
+        self.first_line.map(|first| crate::Lines::new(&self.text, first))
     }
 
     /// The 1-based page that holds byte `offset`.

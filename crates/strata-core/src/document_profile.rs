@@ -157,6 +157,7 @@ mod tests {
             metadata: serde_json::from_value(metadata).unwrap(),
             lead: "UNITED STATES SECURITIES AND EXCHANGE COMMISSION".into(),
             warnings: Vec::new(),
+            first_line: None,
         }
     }
 

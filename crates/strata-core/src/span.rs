@@ -69,6 +69,11 @@ impl PageRange {
     pub fn single(page: u32) -> PageRange {
         PageRange { first: page, last: page }
     }
+
+    /// The range that covers both.
+    pub fn union(self, other: PageRange) -> PageRange {
+        PageRange { first: self.first.min(other.first), last: self.last.max(other.last) }
+    }
 }
 
 impl std::fmt::Display for PageRange {

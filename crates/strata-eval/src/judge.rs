@@ -205,9 +205,7 @@ pub fn score(
         .zip(&parsed)
         .map(|(h, (doc, _))| {
             (0..gold.pages.len())
-                .filter(|&i| {
-                    &gold.pages[i].0 == doc && (h.pages.first..=h.pages.last).contains(&gold.pages[i].1)
-                })
+                .filter(|&i| &gold.pages[i].0 == doc && on_pages(h).contains(&gold.pages[i].1))
                 .collect()
         })
         .collect();
@@ -293,13 +291,19 @@ pub fn score_highlights(gold: &ResolvedGold, hits: &[SearchHit]) -> Vec<(String,
     vec![("highlight_p@1".into(), p1 / n as f64), ("highlight_p@3".into(), p3 / n as f64)]
 }
 
+/// The pages a hit is on. A hit in a document without pages (which a search cites by line
+/// or section) is on page 1, the one page such a document reads as in gold labels.
+fn on_pages(hit: &SearchHit) -> std::ops::RangeInclusive<u32> {
+    hit.pages.map_or(1..=1, |p| p.first..=p.last)
+}
+
 fn matches(item: &Item, hit: &SearchHit, doc: &DocId, node: NodeId, tree: Option<&Tree>) -> bool {
     match item {
         Item::Doc(d) => d == doc,
         Item::Subtree { doc: d, node: n } => d == doc && tree.is_some_and(|t| is_within(t, node, *n)),
         Item::Chunk(id) => &hit.chunk_id == id,
         Item::Span { doc: d, span } => d == doc && hit.span.overlaps(*span),
-        Item::Page { doc: d, page } => d == doc && (hit.pages.first..=hit.pages.last).contains(page),
+        Item::Page { doc: d, page } => d == doc && on_pages(hit).contains(page),
         Item::Unresolved => false,
     }
 }

@@ -29,7 +29,10 @@ pub struct DocSummary {
     pub format: Format,
     /// blake3 of the source bytes.
     pub content_hash: String,
-    /// Pages.
+    /// Pages, in a document with pages ([`strata_core::Format::has_pages`]); 0, and left out
+    /// of the JSON, in one without (Markdown, HTML). Indexes made before pages were told
+    /// apart say 1 there: [`DocSummary::has_pages`] reads both right.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub pages: usize,
     /// Sections, root included.
     pub nodes: usize,
@@ -58,7 +61,7 @@ impl DocSummary {
             path: doc.source.path.clone(),
             format: doc.source.format,
             content_hash: doc.source.content_hash.clone(),
-            pages: doc.pages.len(),
+            pages: if doc.has_pages() { doc.pages.len() } else { 0 },
             nodes: doc.tree.len(),
             chunks,
             definitions,
@@ -67,6 +70,15 @@ impl DocSummary {
             profile: DocumentProfile::of(doc),
         }
     }
+
+    /// True when the document is cited by page.
+    pub fn has_pages(&self) -> bool {
+        self.format.has_pages(self.pages)
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A stored document without its chunks: text, tree, definitions and references.

@@ -62,6 +62,7 @@ fn unenriched(
         span,
         overlap_start: span.start,
         pages,
+        lines: None,
         tokens: tokens as u32,
         kind: ChunkKind::Content,
         heading_path,
@@ -71,6 +72,15 @@ fn unenriched(
         context: None,
         ocr: ocr_confidence.is_some(),
         ocr_confidence,
+    }
+}
+
+/// Sets each chunk's source lines, in a document cited by line.
+fn cite_lines(doc: &Document, chunks: &mut [Chunk]) {
+    if let Some(lines) = doc.lines() {
+        for chunk in chunks {
+            chunk.lines = Some(lines.range(chunk.span));
+        }
     }
 }
 
@@ -134,6 +144,7 @@ impl Chunker {
                 paths[node.id.index()] = Some(path);
             }
         }
+        cite_lines(doc, &mut chunks);
         chunks
     }
 
@@ -168,6 +179,7 @@ impl Chunker {
             let tokens = self.tokenizer.count(span.slice(&doc.text));
             chunks.push(unenriched(doc, ordinal, node, span, tokens, doc.tree.heading_path(node)));
         }
+        cite_lines(doc, &mut chunks);
         Ok(chunks)
     }
 

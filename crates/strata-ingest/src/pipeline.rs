@@ -203,6 +203,7 @@ impl Pipeline {
             metadata,
             lead,
             warnings,
+            first_line: parsed.first_line,
         })
     }
 

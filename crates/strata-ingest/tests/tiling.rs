@@ -260,6 +260,39 @@ fn corpus_documents_tile() {
     }
 }
 
+/// Chunks and definitions of the corpus's Markdown and unpaginated text cite the source lines
+/// that hold their text, as `sed -n FIRST,LASTp FILE` prints them; documents with pages (the
+/// PDFs, the paginated RFCs) and HTML cite none.
+#[test]
+fn corpus_chunks_cite_the_source_lines_that_hold_them() {
+    let Some(corpus) = strata_core::testdata::shared("corpus") else { return };
+    let p = pipeline(512, 64);
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    for path in corpus_files(&corpus) {
+        let ing = p.ingest_file(&path).unwrap();
+        let doc = &ing.document;
+        let by_line = matches!(doc.source.format, Format::Markdown | Format::Text) && !doc.has_pages();
+        assert_eq!(doc.first_line.is_some(), by_line, "{}", path.display());
+        let source = std::fs::read_to_string(&path).unwrap_or_default();
+        let lines: Vec<&str> = source.split('\n').collect();
+        let spans = ing
+            .chunks
+            .iter()
+            .map(|c| (c.span, c.lines))
+            .chain(ing.definitions.iter().map(|d| (d.span, d.lines)));
+        for (span, cited) in spans {
+            let Some(cited) = cited else {
+                assert!(!by_line, "{}: {span} cites no lines", path.display());
+                continue;
+            };
+            assert!(by_line, "{}: {span} cites lines", path.display());
+            let held = squash(&lines[cited.first as usize - 1..cited.last as usize].join("\n"));
+            let text = squash(span.slice(&doc.text));
+            assert!(held.contains(&text), "{}: {span} is not on {cited}", path.display());
+        }
+    }
+}
+
 /// Regression: with a WordPiece tokenizer (which skips whitespace) a sentence could start
 /// inside the token that holds a piece's start, and the overlap computation subtracted past
 /// zero (`attempt to subtract with overflow` on RFC 9110's HTML at 190/64, the settings the

@@ -31,7 +31,7 @@ def test_langchain_retriever_returns_documents_with_strata_metadata(index):
             hit.citation,
             hit.score,
         )
-        assert m["pages"] == [hit.pages.first, hit.pages.last]
+        assert m["pages"] == (None if hit.pages is None else [hit.pages.first, hit.pages.last])
     # The async path runs the search on a worker thread: the same documents.
     assert asyncio.run(retriever.ainvoke(QUERY)) == docs
     # Filters pass through.

@@ -29,12 +29,10 @@
 //! index's tokenizer, recounted after packing, so it is exact; packing never exceeds the
 //! budget.
 
-use strata_core::{PageRange, Result};
 use strata_ingest::tokenize::Tokenizer;
 
-use crate::expand::Docs;
 use crate::request::Order;
-use crate::response::{Context, SearchHit, SearchResponse};
+use crate::response::{Context, SearchResponse};
 
 /// A hit is cut to fit only when at least this many tokens of the budget are left.
 pub const MIN_PARTIAL_TOKENS: usize = 48;
@@ -72,27 +70,6 @@ impl Block {
             _ => format!("{}\n{}\n\n", self.citation, text.trim_end()),
         }
     }
-}
-
-/// Formats a citation: `[Title › A › B, p. 12]` or `[Title › A, pp. 12–13]`. `pages` are
-/// printed labels. A top heading that repeats the title is printed once.
-pub fn citation(doc_title: &str, heading_path: &[String], pages: (&str, &str)) -> String {
-    let mut out = String::from("[");
-    out.push_str(doc_title);
-    let path = match heading_path.split_first() {
-        Some((top, rest)) if top.trim() == doc_title.trim() => rest,
-        _ => heading_path,
-    };
-    for h in path {
-        out.push_str(" › ");
-        out.push_str(h);
-    }
-    if pages.0 == pages.1 {
-        out.push_str(&format!(", p. {}]", pages.0));
-    } else {
-        out.push_str(&format!(", pp. {}–{}]", pages.0, pages.1));
-    }
-    out
 }
 
 /// Packs `blocks` (given in importance order) into at most `budget` tokens of `tokenizer`
@@ -150,38 +127,16 @@ pub fn assemble(blocks: &[Block], budget: usize, order: Order, tokenizer: &dyn T
     }
 }
 
-/// Sets each hit's citation (its document, heading path and printed pages), which the
-/// context block prints above it and every front-end returns with it.
-pub fn cite(docs: &mut Docs<'_>, hits: &mut [SearchHit]) -> Result<()> {
-    for h in hits {
-        let (a, b) = labels(docs, &h.doc_id, h.pages)?;
-        h.citation = citation(&h.doc_title, &h.heading_path, (&a, &b));
-    }
-    Ok(())
-}
-
-/// The printed labels of a range's first and last pages (their numbers when the document
-/// has no labels).
-fn labels(docs: &mut Docs<'_>, doc: &str, pages: PageRange) -> Result<(String, String)> {
-    Ok(match docs.meta(doc)? {
-        Some(m) => (m.document.page_label(pages.first), m.document.page_label(pages.last)),
-        None => (pages.first.to_string(), pages.last.to_string()),
-    })
-}
-
 /// The context's blocks in importance order: hits by rank, each followed by the definitions
 /// it uses (those the query names right after the first hit), then the references.
-pub fn blocks(docs: &mut Docs<'_>, r: &SearchResponse) -> Result<Vec<Block>> {
-    let mut label = |doc: &str, pages: PageRange| labels(docs, doc, pages);
+pub fn blocks(r: &SearchResponse) -> Vec<Block> {
     let mut defs: Vec<Block> = Vec::new();
     for (i, d) in r.definitions.iter().enumerate() {
-        let (a, b) = label(&d.doc_id, d.pages)?;
-        let citation = citation(&d.doc_title, &d.heading_path, (&a, &b));
         defs.push(Block {
             item: Item::Definition(i),
             group: d.doc_title.clone(),
             position: (d.doc_id.clone(), d.span.start),
-            citation,
+            citation: d.citation.clone(),
             text: format!("{}: {}", d.term, d.text),
         });
     }
@@ -205,20 +160,15 @@ pub fn blocks(docs: &mut Docs<'_>, r: &SearchResponse) -> Result<Vec<Block>> {
     }
     out.extend(defs.iter().zip(&placed).filter(|(_, p)| !**p).map(|(d, _)| d.clone()));
     for (i, x) in r.references.iter().enumerate() {
-        let (a, b) = label(&x.doc_id, x.pages)?;
         out.push(Block {
             item: Item::Reference(i),
             group: x.doc_title.clone(),
             position: (x.doc_id.clone(), x.span.start),
-            citation: format!(
-                "{} (referred to as {:?})",
-                citation(&x.doc_title, &x.heading_path, (&a, &b)),
-                x.raw
-            ),
+            citation: format!("{} (referred to as {:?})", x.citation, x.raw),
             text: x.text.clone(),
         });
     }
-    Ok(out)
+    out
 }
 
 /// `text` cut to at most `tokens` tokens, at a word boundary, with `…` appended; `None`
@@ -397,17 +347,5 @@ mod tests {
         let c = assemble(&blocks, 301, Order::Position, &Bytes);
         assert_eq!(c.truncated, vec![0]);
         assert!(c.tokens <= 301);
-    }
-
-    #[test]
-    fn citations_print_one_page_or_a_range() {
-        let path = vec!["9. Methods".to_string(), "9.3.1. GET".to_string()];
-        assert_eq!(citation("RFC 9110", &path, ("12", "12")), "[RFC 9110 › 9. Methods › 9.3.1. GET, p. 12]");
-        assert_eq!(citation("RFC 9110", &[], ("ii", "3")), "[RFC 9110, pp. ii–3]");
-        let repeated = vec!["TITLE 35—PATENTS".to_string(), "§100. Definitions".to_string()];
-        assert_eq!(
-            citation("TITLE 35—PATENTS", &repeated, ("1", "1")),
-            "[TITLE 35—PATENTS › §100. Definitions, p. 1]"
-        );
     }
 }

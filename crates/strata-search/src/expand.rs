@@ -22,7 +22,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use strata_core::{DocId, NodeId, Result, Span};
+use strata_core::{DocId, LineRange, NodeId, PageRange, Result, Span};
 use strata_index::{Filter, StoreRead, StoredChunk, StoredDocument};
 
 use crate::metas::Metas;
@@ -125,7 +125,8 @@ pub fn chunk_hit(c: &StoredChunk) -> SearchHit {
         node_id: c.chunk.node.to_string(),
         heading_path: c.chunk.heading_path.clone(),
         section_number: c.number.clone(),
-        pages: c.chunk.pages,
+        pages: Some(c.chunk.pages),
+        lines: c.chunk.lines,
         span: c.chunk.span,
         kind: c.chunk.kind,
         score: 0.0,
@@ -133,7 +134,8 @@ pub fn chunk_hit(c: &StoredChunk) -> SearchHit {
         section_rank: None,
         legs: Default::default(),
         text: c.text.clone(),
-        // Set once the hits are final (`assemble::cite`).
+        // Set once the hits are final (`cite::cite`), which also drops the pages of a
+        // document without pages.
         citation: String::new(),
         context: c.chunk.context.clone(),
         highlights: Vec::new(),
@@ -174,8 +176,8 @@ pub fn auto_merge(
         hit.unit = Unit::Section;
         hit.merged = members.iter().map(|&i| hits[i].chunk_id.clone()).collect();
         hit.span = Span::new(section[0].chunk.span.start, section[section.len() - 1].chunk.span.end);
-        hit.pages.first = section.iter().map(|c| c.chunk.pages.first).min().unwrap_or(hit.pages.first);
-        hit.pages.last = section.iter().map(|c| c.chunk.pages.last).max().unwrap_or(hit.pages.last);
+        hit.pages = section.iter().map(|c| c.chunk.pages).reduce(PageRange::union);
+        hit.lines = section.iter().filter_map(|c| c.chunk.lines).reduce(LineRange::union);
         hit.text = section.iter().map(|c| c.text.as_str()).collect();
         hit.terms = union(section.iter().map(|c| c.chunk.uses.as_slice()));
         hit.references = {
@@ -234,8 +236,12 @@ pub fn whole_pages(
             out.push(hit);
             continue;
         }
-        let mut from = hit.pages.first.saturating_sub(around).max(first_page.number);
-        let mut to = hit.pages.last.saturating_add(around).min(last_page.number);
+        let Some(found) = hit.pages else {
+            out.push(hit);
+            continue;
+        };
+        let mut from = found.first.saturating_sub(around).max(first_page.number);
+        let mut to = found.last.saturating_add(around).min(last_page.number);
         if let Some((lo, hi)) = filter.pages {
             (from, to) = (from.max(lo), to.min(hi));
         }
@@ -262,7 +268,7 @@ pub fn whole_pages(
         };
         hit.text = span.slice(text).to_string();
         hit.span = span;
-        hit.pages = pages;
+        hit.pages = Some(pages);
         if hit.merged.is_empty() {
             hit.merged.push(hit.chunk_id.clone());
         }
@@ -312,7 +318,8 @@ pub fn dedupe(docs: &mut Docs<'_>, hits: Vec<SearchHit>) -> Result<Vec<SearchHit
         let k = &mut kept[i];
         k.text = span.slice(&text).to_string();
         k.span = span;
-        k.pages = meta.document.pages_of(span);
+        k.pages = Some(meta.document.pages_of(span));
+        k.lines = meta.document.first_line.map(|first| LineRange::of(&text, span, first));
         if k.unit == Unit::Chunk {
             k.unit = Unit::Pages;
         }
@@ -415,7 +422,7 @@ pub fn definitions(
             .collect();
     }
     if let Some((first, last)) = filter.pages {
-        out.retain(|d| d.pages.first <= last && d.pages.last >= first);
+        out.retain(|d| d.pages.is_none_or(|p| p.first <= last && p.last >= first));
     }
     let mut texts: HashMap<String, HashSet<(String, String)>> = HashMap::new();
     for def in &out {
@@ -463,9 +470,9 @@ fn cite(docs: &mut Docs<'_>, def: strata_core::Definition, in_query: bool) -> Re
         Some(meta) => (
             meta.document.title.clone(),
             meta.document.tree.heading_path(def.node),
-            meta.document.pages_of(def.span),
+            Some(meta.document.pages_of(def.span)),
         ),
-        None => (String::new(), Vec::new(), strata_core::PageRange::single(1)),
+        None => (String::new(), Vec::new(), None),
     };
     Ok(AttachedDefinition {
         term: def.term,
@@ -476,6 +483,9 @@ fn cite(docs: &mut Docs<'_>, def: strata_core::Definition, in_query: bool) -> Re
         node_id: def.node.to_string(),
         heading_path,
         pages,
+        lines: def.lines,
+        // Set with the hits' (`cite::cite`).
+        citation: String::new(),
         span: def.span,
         in_query,
         used_by: Vec::new(),
@@ -531,7 +541,9 @@ pub fn references(
                 doc_title: title.clone(),
                 node_id: node_str,
                 heading_path: tree.heading_path(node),
-                pages: strata_core::PageRange { first: first.chunk.pages.first, last: last.chunk.pages.last },
+                pages: Some(PageRange { first: first.chunk.pages.first, last: last.chunk.pages.last }),
+                lines: chunks.iter().filter_map(|c| c.chunk.lines).reduce(LineRange::union),
+                citation: String::new(),
                 span: Span::new(first.chunk.span.start, last.chunk.span.end),
                 text: chunks.iter().map(|c| c.text.as_str()).collect(),
                 exact,

@@ -1,5 +1,5 @@
 //! Search: plan → retrieve → fuse → (rerank) → (hierarchy) → fetch → expand → highlight →
-//! assemble, and navigation. Each stage is a module of its own, named as in [`Timings`].
+//! cite → assemble, and navigation. Each stage is a module of its own, named as in [`Timings`].
 //!
 //! - [`plan`]: reads a query for section identifiers, quoted phrases and defined terms.
 //! - [`retrieve`]: one ranked list per leg and level (keyword/BM25, exact, dense; in
@@ -15,6 +15,8 @@
 //! - [`fetch`]: the top fused chunks loaded as hits.
 //! - [`expand`]: auto-merge, whole pages, dedupe, definitions and cross-references.
 //! - [`highlight`]: the sentence level, the sentences of each hit that answer the query.
+//! - [`cite`]: where each hit, definition and reference lies (pages where the document has
+//!   pages, else source lines) and its citation, heading paths below the title.
 //! - [`assemble`]: the context block packed into a token budget, with citations.
 //! - [`search`]: the [`Searcher`] that wires the stages; [`request`] and [`response`] hold
 //!   the shapes every front-end shares.
@@ -38,6 +40,7 @@
 #![warn(missing_docs)]
 
 pub mod assemble;
+pub mod cite;
 pub mod documents;
 pub mod expand;
 pub mod fetch;

@@ -4,7 +4,9 @@
 //! tools call these same functions and render the same shapes.
 
 use serde::Serialize;
-use strata_core::{Definition, DocId, Error, Node, NodeId, PageRange, Reference, Result, Span};
+use strata_core::{
+    Definition, DocId, Document, Error, LineRange, Node, NodeId, PageRange, Reference, Result, Span,
+};
 use strata_index::{StoreRead, StoredDocument};
 
 /// Resolves `DOC`: a document id, or a part of a source path that names one document.
@@ -78,8 +80,12 @@ pub struct OutlineNode {
     pub number: Option<String>,
     /// Level.
     pub level: u32,
-    /// Pages.
-    pub pages: PageRange,
+    /// Pages, in a document with pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PageRange>,
+    /// Source lines, in a document cited by line whose text was at hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LineRange>,
     /// Children.
     #[cfg_attr(feature = "openapi", schema(no_recursion))]
     pub children: Vec<OutlineNode>,
@@ -131,6 +137,9 @@ pub fn outline_to(doc: &StoredDocument, depth: Option<usize>) -> OutlineNode {
         }
     }
     let shown = |i: usize| depth.is_none_or(|d| depths[i] <= d);
+    let document = &doc.document;
+    let has_pages = document.has_pages();
+    let lines = document.lines().filter(|_| !document.text.is_empty());
     let mut built: Vec<Option<OutlineNode>> = vec![None; nodes.len()];
     let mut hidden = vec![0usize; nodes.len()];
     for n in nodes.iter().rev() {
@@ -147,7 +156,8 @@ pub fn outline_to(doc: &StoredDocument, depth: Option<usize>) -> OutlineNode {
             title: n.title.clone(),
             number: n.number.as_ref().map(|x| x.to_string()),
             level: n.level,
-            pages: n.pages,
+            pages: has_pages.then_some(n.pages),
+            lines: lines.as_ref().map(|l| l.range(n.subtree)),
             children,
             hidden: hidden[i],
         });
@@ -165,12 +175,16 @@ pub struct Section {
     pub doc_title: String,
     /// Node id.
     pub node_id: String,
-    /// Heading path.
+    /// Heading path, below the document's title.
     pub heading_path: Vec<String>,
     /// Section number.
     pub number: Option<String>,
-    /// Pages.
-    pub pages: PageRange,
+    /// Pages, in a document with pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PageRange>,
+    /// Source lines, in a document cited by line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LineRange>,
     /// Byte span of the subtree.
     pub span: Span,
     /// The text of the section and its subsections.
@@ -187,9 +201,10 @@ pub fn section(doc: &StoredDocument, node: NodeId) -> Section {
         doc_id: d.id.to_string(),
         doc_title: d.title.clone(),
         node_id: n.id.to_string(),
-        heading_path: d.tree.heading_path(node),
+        heading_path: heading_path(d, node),
         number: n.number.as_ref().map(|x| x.to_string()),
-        pages: n.pages,
+        pages: d.has_pages().then_some(n.pages),
+        lines: d.cited_lines(n.subtree),
         span: n.subtree,
         text: n.subtree.slice(&d.text).to_string(),
         children: n.children.iter().map(|c| c.to_string()).collect(),
@@ -255,6 +270,15 @@ pub fn check_page_range(first: u32, last: u32) -> Result<()> {
 /// error that names the page count; a page with no text (a full-page figure) is returned empty.
 pub fn pages(doc: &StoredDocument, first: u32, last: u32) -> Result<Pages> {
     let d = &doc.document;
+    if !d.has_pages() {
+        return Err(Error::user(format!(
+            "{} is {} and has no pages; read it by section: `strata tree {}` lists its sections and `strata show {}#NODE` reads one (over MCP, the outline and read_section tools)",
+            d.id,
+            d.source.format.name(),
+            d.id,
+            d.id
+        )));
+    }
     let count = d.pages.iter().map(|p| p.number).max().unwrap_or(1);
     if first == 0 || last < first || first > count {
         return Err(Error::user(format!(
@@ -277,7 +301,7 @@ pub fn pages(doc: &StoredDocument, first: u32, last: u32) -> Result<Pages> {
             PageText {
                 number: n,
                 label: page.and_then(|p| p.label.clone()),
-                heading_path: node.map(|x| d.tree.heading_path(x.id)).unwrap_or_default(),
+                heading_path: node.map(|x| heading_path(d, x.id)).unwrap_or_default(),
                 span: at,
                 text: at.slice(&d.text).to_string(),
             }
@@ -299,10 +323,11 @@ pub struct CitedDefinition {
     pub node_id: String,
     /// Document title.
     pub doc_title: String,
-    /// Heading path of the section holding it.
+    /// Heading path of the section holding it, below the document's title.
     pub heading_path: Vec<String>,
-    /// Pages.
-    pub pages: PageRange,
+    /// Pages, in a document with pages (source lines are the definition's `lines`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PageRange>,
 }
 
 /// Definitions of a term across the index, with citations. Several documents may define a
@@ -332,12 +357,19 @@ pub fn define(store: &dyn StoreRead, term: &str) -> Result<Vec<CitedDefinition>>
             doc_id: def.doc.to_string(),
             node_id: def.node.to_string(),
             doc_title: doc.document.title.clone(),
-            heading_path: doc.document.tree.heading_path(def.node),
-            pages: doc.document.pages_of(def.span),
+            heading_path: heading_path(&doc.document, def.node),
+            pages: doc.document.cited_pages(def.span),
             definition: def,
         });
     }
     Ok(out)
+}
+
+/// The heading path of `node`, below the document's title ([`crate::cite::below_title`]).
+fn heading_path(d: &Document, node: NodeId) -> Vec<String> {
+    let mut path = d.tree.heading_path(node);
+    crate::cite::below_title(&d.title, &mut path);
+    path
 }
 
 /// One reference with the titles of both ends.

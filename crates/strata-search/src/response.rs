@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use strata_core::{ChunkId, ChunkKind, PageRange, Span};
+use strata_core::{ChunkId, ChunkKind, LineRange, PageRange, Span};
 
 use crate::fuse::{Leg, LegRank};
 use crate::highlight::Highlight;
@@ -46,13 +46,18 @@ pub struct SearchHit {
     pub source_path: String,
     /// Node id of the section (`0042`).
     pub node_id: String,
-    /// Heading path from the top section down.
+    /// Heading path from the top section down, below the document's title (a top heading
+    /// that repeats the title is left out).
     pub heading_path: Vec<String>,
     /// Section number key of the chunk's section, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section_number: Option<String>,
-    /// Pages.
-    pub pages: PageRange,
+    /// Pages, in a document with pages (a PDF; a DOCX or plain text with page breaks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PageRange>,
+    /// Source lines, in a document cited by line (Markdown, plain text without pages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LineRange>,
     /// Byte span in the document text.
     pub span: Span,
     /// Chunk kind.
@@ -70,7 +75,8 @@ pub struct SearchHit {
     pub legs: BTreeMap<Leg, LegRank>,
     /// The text of `span`.
     pub text: String,
-    /// How the context block cites the hit: `[Title › A › B, p. 12]` (printed page labels).
+    /// How the context block cites the hit: `[Title › A › B, p. 12]` (printed page labels),
+    /// `[Title › A › B, lines 40–52]`, or `[Title › A › B]` (see [`crate::cite`]).
     pub citation: String,
     /// The chunk's generated context (contextual retrieval), when it has one; indexed, never
     /// part of `text`.
@@ -111,8 +117,14 @@ pub struct AttachedDefinition {
     pub node_id: String,
     /// Heading path of that section.
     pub heading_path: Vec<String>,
-    /// Pages.
-    pub pages: PageRange,
+    /// Pages, in a document with pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PageRange>,
+    /// Source lines, in a document cited by line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LineRange>,
+    /// `[Title › A › B, p. 12]`, as for a hit.
+    pub citation: String,
     /// Byte span of the definition.
     pub span: Span,
     /// True when the query names the term; false when only hits use it.
@@ -142,8 +154,14 @@ pub struct AttachedReference {
     pub node_id: String,
     /// Heading path of that section.
     pub heading_path: Vec<String>,
-    /// Pages of that section's own text.
-    pub pages: PageRange,
+    /// Pages of that section's own text, in a document with pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PageRange>,
+    /// Source lines of that section's own text, in a document cited by line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LineRange>,
+    /// `[Title › A › B, p. 12]`, as for a hit.
+    pub citation: String,
     /// Byte span of that section's own text.
     pub span: Span,
     /// The section's own text.

@@ -1,5 +1,5 @@
 //! A search, stage by stage: plan → retrieve → fuse → rerank → hierarchy → fetch → expand →
-//! highlight → assemble.
+//! highlight → cite → assemble.
 //!
 //! The [`Searcher`] only wires the stages; each lives in its own module, named as in
 //! [`Timings`]. The mode decides which legs retrieve and whether the hierarchy stage lifts
@@ -28,7 +28,7 @@ use crate::request::{Mode, SearchRequest};
 use crate::response::{SearchResponse, Timings};
 use crate::retrieve::{ms_since, timed, Legs, Retrieved, LEG_DEPTH};
 use crate::within::Within;
-use crate::{assemble, fetch, hierarchy, highlight, rerank, weigh};
+use crate::{assemble, cite, fetch, hierarchy, highlight, rerank, weigh};
 
 /// What a searcher reads from its store once (a server: once per commit): the defined terms
 /// the plan stage looks for, and the document profiles the documents stage ranks.
@@ -235,7 +235,7 @@ impl<'s> Searcher<'s> {
         let (expanded, expand_ms) =
             timed(|| expand::expand(self.store, &mut docs, hits, reserve, req, &plan));
         timings.expand = expand_ms;
-        let Expanded { mut hits, definitions, references } = expanded?;
+        let Expanded { mut hits, mut definitions, mut references } = expanded?;
         let x = &req.expand;
         if x.highlights > 0 && !hits.is_empty() {
             let dense = match (&retrieved.vector, self.embedder) {
@@ -251,7 +251,7 @@ impl<'s> Searcher<'s> {
             timings.highlight = Some(ms);
         }
 
-        assemble::cite(&mut docs, &mut hits)?;
+        cite::cite(&mut docs, &mut hits, &mut definitions, &mut references)?;
         let mut response = SearchResponse {
             query: req.query.clone(),
             mode: req.mode,
@@ -266,7 +266,7 @@ impl<'s> Searcher<'s> {
         };
         if let (Some(budget), Some(tokenizer)) = (req.budget, &self.tokenizer) {
             let at = Instant::now();
-            let blocks = assemble::blocks(&mut docs, &response)?;
+            let blocks = assemble::blocks(&response);
             response.context = Some(assemble::assemble(&blocks, budget, req.order, tokenizer.as_ref()));
             response.timings.assemble = Some(ms_since(at));
         }

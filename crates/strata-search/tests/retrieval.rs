@@ -87,6 +87,11 @@ fn with_section_legs() -> SearchConfig {
 
 const MODES: [Mode; 4] = [Mode::Keyword, Mode::Exact, Mode::Hybrid, Mode::Hierarchical];
 
+/// The pages a hit cites; the test's documents have pages.
+fn pages_of(h: &strata_search::SearchHit) -> strata_core::PageRange {
+    h.pages.unwrap_or_else(|| panic!("{} cites no pages", h.chunk_id))
+}
+
 #[test]
 fn section_9_3_1_of_rfc9110_comes_first_in_every_mode_with_exact() {
     let Some(store) = store() else { return };
@@ -135,7 +140,8 @@ fn a_term_defined_in_title_35_attaches_its_definition() {
         assert_eq!(r.definitions.iter().filter(|d| d.span == def.span).count(), 1);
         let context = r.context.as_ref().unwrap();
         assert!(context.text.contains("## Definitions"), "{mode:?}: {}", context.text);
-        assert!(context.text.contains("§100. Definitions, p. 1] effective filing date"), "{}", context.text);
+        // Title 35 is HTML: no page to cite.
+        assert!(context.text.contains("§100. Definitions] effective filing date"), "{}", context.text);
     }
     // A hit that uses a defined term brings its definition from its own document.
     let r = s
@@ -237,12 +243,8 @@ fn a_page_range_filter_keeps_every_hit_on_those_pages() {
                 assert!(!r.hits.is_empty(), "{mode:?} {first}-{last}");
             }
             for h in &r.hits {
-                assert!(
-                    h.pages.first <= last && h.pages.last >= first,
-                    "{mode:?}: {} on {}",
-                    h.chunk_id,
-                    h.pages
-                );
+                let pages = pages_of(h);
+                assert!(pages.first <= last && pages.last >= first, "{mode:?}: {} on {pages}", h.chunk_id);
             }
         }
     }
@@ -254,15 +256,17 @@ fn a_page_range_filter_keeps_every_hit_on_those_pages() {
     let r = s.search(&req).unwrap();
     assert!(!r.hits.is_empty());
     for h in &r.hits {
-        assert!(30 <= h.pages.first && h.pages.last <= 31, "{} on {}", h.chunk_id, h.pages);
+        let pages = pages_of(h);
+        assert!(30 <= pages.first && pages.last <= 31, "{} on {pages}", h.chunk_id);
     }
     for d in &r.definitions {
-        assert!(d.pages.first <= 31 && d.pages.last >= 30, "definition {} on {}", d.term, d.pages);
+        let pages = d.pages.expect("a definition in RFC 7231 cites pages");
+        assert!(pages.first <= 31 && pages.last >= 30, "definition {} on {pages}", d.term);
     }
     // Without the document filter too.
     let filter = Filter { pages: Some((2, 3)), ..Filter::default() };
     let r = s.search(&SearchRequest::new("request", Mode::Hybrid, 10).with_filter(filter)).unwrap();
-    assert!(r.hits.iter().all(|h| h.pages.first <= 3 && h.pages.last >= 2));
+    assert!(r.hits.iter().all(|h| pages_of(h).first <= 3 && pages_of(h).last >= 2));
 }
 
 #[test]
@@ -453,7 +457,7 @@ fn auto_merge_returns_a_section_whole_and_pages_return_whole_pages() {
     let paged = r.hits.iter().find(|h| h.doc_title.contains("7231")).expect("an RFC 7231 hit");
     assert_eq!(paged.unit, Unit::Pages);
     let doc = store.document(&strata_core::DocId(paged.doc_id.clone())).unwrap().unwrap().document;
-    let first = doc.pages.iter().find(|p| p.number == paged.pages.first).unwrap();
+    let first = doc.pages.iter().find(|p| p.number == pages_of(paged).first).unwrap();
     assert_eq!(paged.span.start, first.span.start, "starts at the top of its first page");
     // A section whose chunks are all hits comes back once, as the whole section.
     let mut req = SearchRequest::new("section 9.3.1", Mode::Hybrid, 5);
@@ -514,15 +518,19 @@ fn assert_spans_inside_sections_and_pages(
             node.id,
             node.subtree
         );
-        prop_assert_eq!(&h.heading_path, &doc.tree.heading_path(node.id));
-        let pages = doc.pages_of(h.span);
-        prop_assert!(
-            h.pages.first <= pages.first && pages.last <= h.pages.last,
-            "{} pages {} vs {}",
-            h.chunk_id,
-            h.pages,
-            pages
-        );
+        let mut path = doc.tree.heading_path(node.id);
+        strata_search::cite::below_title(&doc.title, &mut path);
+        prop_assert_eq!(&h.heading_path, &path);
+        if doc.has_pages() {
+            let (cited, pages) = (pages_of(h), doc.pages_of(h.span));
+            prop_assert!(
+                cited.first <= pages.first && pages.last <= cited.last,
+                "{} pages {cited} vs {pages}",
+                h.chunk_id
+            );
+        } else {
+            prop_assert!(h.pages.is_none(), "{} in {} cites {:?}", h.chunk_id, doc.id, h.pages);
+        }
         prop_assert_eq!(h.text.len(), h.span.len());
         for other in r.hits.iter().filter(|o| !std::ptr::eq(*o, h) && o.doc_id == h.doc_id) {
             prop_assert!(
@@ -612,7 +620,8 @@ proptest! {
         prop_assert!(r.hits.len() <= k);
         if let Some((first, last)) = req.filter.pages {
             for h in &r.hits {
-                prop_assert!(h.pages.first <= last && h.pages.last >= first, "{} on {}", h.chunk_id, h.pages);
+                let pages = pages_of(h);
+                prop_assert!(pages.first <= last && pages.last >= first, "{} on {pages}", h.chunk_id);
             }
         }
         assert_spans_inside_sections_and_pages(&store, &r)?;

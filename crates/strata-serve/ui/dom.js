@@ -68,7 +68,10 @@ export function annotate(text, base, annotations) {
   return nodes;
 }
 
-export function pagesLabel(pages) {
-  if (!pages) return "";
-  return pages.first === pages.last ? `p. ${pages.first}` : `pp. ${pages.first}–${pages.last}`;
+// Where a passage is: its pages in a document with pages, else its source lines (Markdown,
+// plain text), else nothing (HTML: the heading path says it).
+export function placeLabel(pages, lines) {
+  if (pages) return pages.first === pages.last ? `p. ${pages.first}` : `pp. ${pages.first}–${pages.last}`;
+  if (lines) return lines.first === lines.last ? `line ${lines.first}` : `lines ${lines.first}–${lines.last}`;
+  return "";
 }

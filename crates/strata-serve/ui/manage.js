@@ -42,7 +42,7 @@ function row(d) {
     h("span", { class: "chip" }, `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`));
   return h("tr", { dataset: { doc: d.id } },
     h("td", {}, h("a", { href: `#/read?doc=${enc(d.id)}` }, d.title || d.path), h("div", { class: "muted path" }, d.path)),
-    h("td", {}, d.format), h("td", { class: "num" }, d.pages), h("td", { class: "num" }, d.nodes),
+    h("td", {}, d.format), h("td", { class: "num" }, d.pages ?? "—"), h("td", { class: "num" }, d.nodes),
     h("td", { class: "num" }, d.chunks), h("td", { class: "num" }, d.definitions), h("td", { class: "num" }, d.references),
     h("td", {}, meta),
     h("td", {}, h("button", { type: "button", class: "small danger", onclick: () => remove(d) }, "Remove")));

@@ -3,7 +3,7 @@
 // itself beside it.
 
 import { api, enc } from "./api.js";
-import { h, clear, annotate, pagesLabel } from "./dom.js";
+import { h, clear, annotate, placeLabel } from "./dom.js";
 import { lastSearch } from "./search.js";
 import { showPage } from "./pdfpage.js";
 import { documents } from "./manage.js";
@@ -45,7 +45,7 @@ export async function showRead(params) {
       api(`/v1/references?doc=${enc(doc)}&node=${enc(node)}`),
     ]);
     renderSection(section, refs, spans, sub);
-    await renderPdf(summary, section, spans, Number(params.get("page")) || section.pages.first);
+    await renderPdf(summary, section, spans, Number(params.get("page")) || section.pages?.first || 1);
   } catch (e) {
     clear($("section"), h("p", { class: "error" }, e.message));
   }
@@ -70,7 +70,7 @@ function renderOutline(outline, current) {
     const label = numbered(n.number, n.title);
     const link = h("a", {
       href: readLink(outline.doc_id, n.id), class: n.id === current ? "current" : null,
-      title: pagesLabel(n.pages), dataset: { node: n.id },
+      title: placeLabel(n.pages, n.lines), dataset: { node: n.id },
     }, label || "(untitled)");
     if (!n.children.length) return h("li", {}, link);
     const open = n.id === current || contains(n, current);
@@ -113,7 +113,7 @@ function renderSection(section, refs, spans, sub) {
   clear($("section"),
     h("ol", { class: "crumbs" }, section.heading_path.map((x) => h("li", {}, x))),
     h("h1", {}, numbered(section.number, section.heading_path.at(-1) ?? section.doc_title)),
-    h("p", { class: "muted" }, `${section.doc_title}, ${pagesLabel(section.pages)}`),
+    h("p", { class: "muted" }, [section.doc_title, placeLabel(section.pages, section.lines)].filter(Boolean).join(", ")),
     text,
     refs.incoming.length ? h("details", { class: "incoming" },
       h("summary", {}, `Referred to from ${refs.incoming.length} place${refs.incoming.length === 1 ? "" : "s"}`),
@@ -203,7 +203,7 @@ async function renderPdf(summary, section, spans, page) {
 // The page that holds byte `span.start`, among the section's pages (the first highlight's
 // page, which may not be the hit's first), or `fallback`.
 async function pageOf(doc, pages, span, fallback) {
-  if (pages.last <= pages.first) return fallback;
+  if (!pages || pages.last <= pages.first) return fallback;
   const last = Math.min(pages.last, pages.first + 19);
   try {
     const read = await api(`/v1/documents/${enc(doc)}/pages?from=${pages.first}&to=${last}`);

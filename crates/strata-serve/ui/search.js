@@ -1,7 +1,7 @@
 // The search view: the form, results grouped by document, definitions and the context block.
 
 import { api } from "./api.js";
-import { h, clear, pagesLabel } from "./dom.js";
+import { h, clear, placeLabel } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -90,7 +90,7 @@ export function readHash(hit, plan) {
   const spans = hit.highlights?.length ? hit.highlights.map((x) => x.span) : [hit.span];
   const p = new URLSearchParams({ doc: hit.doc_id, node: hit.node_id });
   p.set("hl", spans.map((s) => `${s.start}-${s.end}`).join(","));
-  p.set("page", String(hit.pages.first));
+  if (hit.pages) p.set("page", String(hit.pages.first));
   const sub = subsectionOf(hit, plan);
   if (sub) p.set("sub", sub);
   return `#/read?${p}`;
@@ -121,7 +121,7 @@ function hitCard(hit, index, plan) {
     h("ol", { class: "crumbs", "aria-label": "Heading path" }, crumbs),
     h("div", { class: "meta" },
       h("a", { class: "cite", href: readHash(hit, plan), title: hit.citation }, hit.heading_path.at(-1) ?? hit.doc_title),
-      h("span", { class: "page" }, pagesLabel(hit.pages)),
+      h("span", { class: "page" }, placeLabel(hit.pages, hit.lines)),
       h("span", { class: `kind kind-${hit.kind}` }, hit.kind),
       hit.unit && hit.unit !== "chunk" ? h("span", { class: "kind" }, hit.unit) : null),
     sentences,
@@ -146,7 +146,7 @@ function renderDefinitions(definitions) {
   clear(box.querySelector("dl"),
     definitions.map((d) => [
       h("dt", {}, d.term, d.conflict ? h("span", { class: "warning" }, " (conflicting)") : null),
-      h("dd", {}, d.text, h("div", { class: "muted" }, `${d.doc_title} › ${d.heading_path.join(" › ")}, ${pagesLabel(d.pages)}`)),
+      h("dd", {}, d.text, h("div", { class: "muted" }, d.citation.replace(/^\[|\]$/g, ""))),
     ]));
 }
 

@@ -140,6 +140,7 @@ impl RecordBuilder {
             span,
             doc: self.id.clone(),
             node,
+            lines: None,
         });
         self.paras.push(Para { node, span, kind: ChunkKind::Definition, defines: vec![normalized] });
         self
@@ -250,6 +251,7 @@ impl RecordBuilder {
                 chunks.push((node.id, Span::new(start, stop), p.kind, p.defines.clone()));
             }
         }
+        let lines = strata_core::Lines::new(&text, 1);
         let chunks: Vec<Chunk> = chunks
             .into_iter()
             .enumerate()
@@ -263,6 +265,7 @@ impl RecordBuilder {
                     span,
                     overlap_start: span.start,
                     pages: PageRange::single(1),
+                    lines: Some(lines.range(span)),
                     tokens: span.slice(&text).split_whitespace().count() as u32,
                     kind,
                     heading_path: tree.heading_path(node),
@@ -297,6 +300,7 @@ impl RecordBuilder {
             metadata,
             warnings,
             lead: strata_core::document_lead(&text, &[]),
+            first_line: Some(1),
             text,
         };
         debug_assert_eq!(document.validate(), Ok(()));

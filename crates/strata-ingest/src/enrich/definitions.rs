@@ -274,6 +274,11 @@ pub fn find_definitions(doc: &Document) -> Vec<Definition> {
     out.sort_by_key(|d| d.span.start);
     let mut seen = std::collections::HashSet::new();
     out.retain(|d| seen.insert((d.span.start, d.normalized.clone())));
+    if let Some(lines) = doc.lines() {
+        for d in &mut out {
+            d.lines = Some(lines.range(d.span));
+        }
+    }
     out
 }
 
@@ -466,6 +471,7 @@ impl Finder<'_> {
             span,
             doc: self.doc.id.clone(),
             node: self.doc.tree.node_at(start),
+            lines: None,
         });
     }
 }

@@ -56,6 +56,7 @@ pub(crate) fn from_parsed(name: &str, format: Format, parsed: Parsed) -> Documen
         metadata: Default::default(),
         lead: String::new(),
         warnings: parsed.warnings,
+        first_line: parsed.first_line,
     }
 }
 
@@ -70,6 +71,7 @@ pub(crate) fn chunk(doc: &Document, span: Span, ordinal: u32) -> Chunk {
         span,
         overlap_start: span.start,
         pages: PageRange::single(1),
+        lines: doc.cited_lines(span),
         tokens: (span.len() / 4) as u32,
         kind: ChunkKind::Content,
         heading_path: doc.tree.heading_path(node),

@@ -65,6 +65,9 @@ pub struct Parsed {
     /// Pages read by OCR: one entry per page, the mean word confidence (0–100) of each
     /// OCR'd page, `None` for the others; empty when no page was OCR'd.
     pub ocr: Vec<Option<f32>>,
+    /// When passages are cited by source line (Markdown, plain text without form feeds):
+    /// the source line of the text's first byte ([`strata_core::Document::first_line`]).
+    pub first_line: Option<u32>,
 }
 
 impl Parsed {

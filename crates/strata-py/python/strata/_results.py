@@ -29,6 +29,7 @@ __all__ = [
     "Section",
     "PageText",
     "Pages",
+    "LineRange",
     "CitedDefinition",
     "CitedReference",
     "Refs",
@@ -37,6 +38,14 @@ __all__ = [
 
 class PageRange(NamedTuple):
     """Physical pages, from 1, both inclusive."""
+
+    first: int
+    last: int
+
+
+class LineRange(NamedTuple):
+    """Source lines, from 1, both inclusive: where a passage of a document without pages
+    (Markdown, plain text) is."""
 
     first: int
     last: int
@@ -61,6 +70,10 @@ Convert = Callable[[Any], Any]
 
 def _pages(v: Any) -> Optional[PageRange]:
     return None if v is None else PageRange(v["first"], v["last"])
+
+
+def _lines(v: Any) -> Optional[LineRange]:
+    return None if v is None else LineRange(v["first"], v["last"])
 
 
 def _span(v: Any) -> Optional[Span]:
@@ -151,7 +164,8 @@ class Hit(Record):
     node_id: str
     heading_path: List[str]
     section_number: Optional[str]
-    pages: PageRange
+    pages: Optional[PageRange]
+    lines: Optional[LineRange]
     span: Span
     kind: str
     score: float
@@ -167,6 +181,7 @@ class Hit(Record):
         "merged": _listed,
         "heading_path": _listed,
         "pages": _pages,
+        "lines": _lines,
         "span": _span,
         "legs": lambda v: {k: LegRank(x["rank"], x["score"]) for k, x in (v or {}).items()},
         "highlights": _many(Highlight),
@@ -185,12 +200,14 @@ class Definition(Record):
     doc_title: str
     node_id: str
     heading_path: List[str]
-    pages: PageRange
+    pages: Optional[PageRange]
+    lines: Optional[LineRange]
+    citation: str
     span: Span
     in_query: bool
     used_by: List[str]
     conflict: bool
-    _convert = {"heading_path": _listed, "pages": _pages, "span": _span, "used_by": _listed}
+    _convert = {"heading_path": _listed, "pages": _pages, "lines": _lines, "span": _span, "used_by": _listed}
     _repr = ("term", "text", "doc_id")
 
 
@@ -203,11 +220,13 @@ class Reference(Record):
     doc_title: str
     node_id: str
     heading_path: List[str]
-    pages: PageRange
+    pages: Optional[PageRange]
+    lines: Optional[LineRange]
+    citation: str
     span: Span
     text: str
     exact: bool
-    _convert = {"heading_path": _listed, "pages": _pages, "span": _span}
+    _convert = {"heading_path": _listed, "pages": _pages, "lines": _lines, "span": _span}
     _repr = ("raw", "doc_id", "node_id")
 
 
@@ -306,13 +325,14 @@ class DocumentInfo(Record):
     format: str
     content_hash: str
     pages: int
+    """Pages in a document with pages; 0 in one without (Markdown, HTML)."""
     nodes: int
     chunks: int
     definitions: int
     references: int
     metadata: Dict[str, Any]
     profile: Dict[str, Any]
-    _convert = {"metadata": _mapping, "profile": _mapping}
+    _convert = {"metadata": _mapping, "profile": _mapping, "pages": lambda v: v or 0}
     _repr = ("id", "title", "chunks")
 
 
@@ -323,7 +343,8 @@ class OutlineNode(Record):
     title: str
     number: Optional[str]
     level: int
-    pages: PageRange
+    pages: Optional[PageRange]
+    lines: Optional[LineRange]
     children: List["OutlineNode"]
     hidden: int
     _repr = ("id", "number", "title")
@@ -337,6 +358,7 @@ class OutlineNode(Record):
 
 OutlineNode._convert = {
     "pages": _pages,
+    "lines": _lines,
     "children": _many(OutlineNode),
     "hidden": lambda v: v or 0,
 }
@@ -358,11 +380,12 @@ class Section(Record):
     node_id: str
     heading_path: List[str]
     number: Optional[str]
-    pages: PageRange
+    pages: Optional[PageRange]
+    lines: Optional[LineRange]
     span: Span
     text: str
     children: List[str]
-    _convert = {"heading_path": _listed, "pages": _pages, "span": _span, "children": _listed}
+    _convert = {"heading_path": _listed, "pages": _pages, "lines": _lines, "span": _span, "children": _listed}
     _repr = ("doc_id", "node_id", "heading_path")
 
 
@@ -400,8 +423,9 @@ class CitedDefinition(Record):
     node_id: str
     doc_title: str
     heading_path: List[str]
-    pages: PageRange
-    _convert = {"span": _span, "heading_path": _listed, "pages": _pages}
+    pages: Optional[PageRange]
+    lines: Optional[LineRange]
+    _convert = {"span": _span, "heading_path": _listed, "pages": _pages, "lines": _lines}
     _repr = ("term", "doc_id", "heading_path")
 
 

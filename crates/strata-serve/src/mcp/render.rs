@@ -3,17 +3,27 @@
 
 use std::fmt::Write;
 
+use strata_core::{LineRange, PageRange};
 use strata_index::DocSummary;
 use strata_search::navigate::{CitedDefinition, CitedReference, Outline, OutlineNode, Pages, Refs, Section};
 use strata_search::SearchResponse;
 
 use super::MAX_READ_BYTES;
 
-fn pages_label(p: strata_core::PageRange) -> String {
-    if p.first == p.last {
-        format!("p. {}", p.first)
+/// ` (p. 12)`, ` (lines 40–52)`, or nothing in a document cited by its headings alone;
+/// `node` goes first when given: ` (node 0012, p. 12)`.
+fn place(node: Option<&str>, pages: Option<PageRange>, lines: Option<LineRange>) -> String {
+    let at = match (pages, lines) {
+        (Some(p), _) if p.first == p.last => Some(format!("p. {}", p.first)),
+        (Some(p), _) => Some(format!("pp. {}–{}", p.first, p.last)),
+        (None, Some(l)) => Some(l.to_string()),
+        (None, None) => None,
+    };
+    let parts: Vec<String> = node.map(|n| format!("node {n}")).into_iter().chain(at).collect();
+    if parts.is_empty() {
+        String::new()
     } else {
-        format!("pp. {}–{}", p.first, p.last)
+        format!(" ({})", parts.join(", "))
     }
 }
 
@@ -39,12 +49,12 @@ pub(super) fn search(response: &SearchResponse) -> String {
     for (i, h) in response.hits.iter().enumerate() {
         let _ = writeln!(
             text,
-            "{}. {}#{} {} ({})",
+            "{}. {}#{} {}{}",
             i + 1,
             h.doc_id,
             h.node_id,
             h.heading_path.join(" › "),
-            pages_label(h.pages)
+            place(None, h.pages, h.lines)
         );
     }
     for w in &response.warnings {
@@ -61,8 +71,8 @@ pub(super) fn outline(outline: &Outline) -> String {
     while let Some((n, d)) = stack.pop() {
         if d > 0 {
             let number = n.number.as_deref().map(|x| format!("{x} ")).unwrap_or_default();
-            let _ =
-                write!(out, "{}{} {number}{} ({})", "  ".repeat(d - 1), n.id, n.title, pages_label(n.pages));
+            let at = place(None, n.pages, n.lines);
+            let _ = write!(out, "{}{} {number}{}{at}", "  ".repeat(d - 1), n.id, n.title);
             if n.hidden > 0 {
                 let _ = write!(out, " [+{} deeper]", n.hidden);
             }
@@ -78,19 +88,20 @@ pub(super) fn outline(outline: &Outline) -> String {
 /// A section under its heading path; a long one is cut, naming its subsections to read.
 pub(super) fn section(section: &mut Section) -> String {
     let mut text = format!(
-        "{} › {} (node {}, {})\n\n",
-        section.doc_title,
-        section.heading_path.join(" › "),
-        section.node_id,
-        pages_label(section.pages)
+        "{}{}\n\n",
+        std::iter::once(section.doc_title.as_str())
+            .chain(section.heading_path.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" › "),
+        place(Some(&section.node_id), section.pages, section.lines)
     );
     let cut = cut(&mut section.text);
     text.push_str(&section.text);
     if cut {
-        let children = if section.children.is_empty() {
-            "none, use read_pages".to_string()
-        } else {
-            section.children.join(", ")
+        let children = match (section.children.is_empty(), section.pages) {
+            (false, _) => section.children.join(", "),
+            (true, Some(_)) => "none, use read_pages".to_string(),
+            (true, None) => "none; search inside it for the part you need".to_string(),
         };
         let _ = write!(text, "\n\n[cut at {MAX_READ_BYTES} bytes; read its subsections instead: {children}]");
     }
@@ -125,12 +136,13 @@ pub(super) fn definitions(term: &str, found: &[CitedDefinition]) -> String {
     for d in found {
         let _ = writeln!(
             text,
-            "\"{}\" in {} › {} (node {}, {}):\n{}\n",
+            "\"{}\" in {}{}:\n{}\n",
             d.definition.term,
-            d.doc_title,
-            d.heading_path.join(" › "),
-            d.node_id,
-            pages_label(d.pages),
+            std::iter::once(d.doc_title.as_str())
+                .chain(d.heading_path.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" › "),
+            place(Some(&d.node_id), d.pages, d.definition.lines),
             d.definition.text
         );
     }
@@ -141,10 +153,9 @@ pub(super) fn definitions(term: &str, found: &[CitedDefinition]) -> String {
 pub(super) fn followed(raw: &str, section: &mut Section) -> String {
     cut(&mut section.text);
     format!(
-        "{raw} → {} (node {}, {})\n\n{}",
+        "{raw} → {}{}\n\n{}",
         section.heading_path.join(" › "),
-        section.node_id,
-        pages_label(section.pages),
+        place(Some(&section.node_id), section.pages, section.lines),
         section.text
     )
 }
@@ -176,8 +187,14 @@ pub(super) fn documents(docs: &[DocSummary]) -> String {
     for d in docs {
         let _ = writeln!(
             text,
-            "{}  {}  ({:?}, {} pages, {} sections, {} chunks)  {}",
-            d.id, d.title, d.format, d.pages, d.nodes, d.chunks, d.path
+            "{}  {}  ({:?}, {}{} sections, {} chunks)  {}",
+            d.id,
+            d.title,
+            d.format,
+            if d.has_pages() { format!("{} pages, ", d.pages) } else { String::new() },
+            d.nodes,
+            d.chunks,
+            d.path
         );
         let meta: Vec<String> = d
             .metadata

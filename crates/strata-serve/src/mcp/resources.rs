@@ -29,7 +29,7 @@ impl ServerHandler for Strata {
                 "strata indexes long structured documents (contracts, statutes, standards, manuals). Start \
                  with list_documents, search for passages (each hit names doc_id and node_id), then \
                  navigate: outline a document, read_section or read_pages around a hit, define a term, \
-                 follow_reference to the sections a passage cites. Cite document, section and pages.",
+                 follow_reference to the sections a passage cites. Cite document, section and pages (lines in Markdown and plain text).",
             )
     }
 
@@ -47,7 +47,10 @@ impl ServerHandler for Strata {
             .map(|d| {
                 Resource::new(format!("strata://documents/{}", d.id), d.id.to_string())
                     .with_title(d.title.clone())
-                    .with_description(format!("{} ({} pages, {} sections)", d.path, d.pages, d.nodes))
+                    .with_description(match d.has_pages() {
+                        true => format!("{} ({} pages, {} sections)", d.path, d.pages, d.nodes),
+                        false => format!("{} ({} sections)", d.path, d.nodes),
+                    })
                     .with_mime_type("text/plain")
             })
             .collect();

@@ -36,6 +36,9 @@ impl Reader for MarkdownReader {
         let (body, metadata, meta_warning) = split_front_matter(&source);
         parsed.metadata = metadata;
         parsed.warnings.extend(meta_warning);
+        // The body is a suffix of the source: its first line follows the front matter's.
+        let front = &source[..source.len() - body.len()];
+        parsed.first_line = Some(1 + front.matches('\n').count() as u32);
         parsed.text = body.to_string();
         drop(source);
         read_structure(&mut parsed, limits);
@@ -335,6 +338,14 @@ mod tests {
         let p = read("+++\ntitle = \"T\"\n+++\nbody text\n");
         assert_eq!(p.metadata["title"], "T");
         assert_eq!(p.text, "body text\n");
+    }
+
+    #[test]
+    fn the_text_starts_on_the_line_after_the_front_matter() {
+        assert_eq!(read("---\ntitle: Guide\n---\n# Intro\n").first_line, Some(4));
+        assert_eq!(read("+++\ntitle = \"T\"\n+++\n\nbody\n").first_line, Some(4));
+        assert_eq!(read("# Intro\n\nbody\n").first_line, Some(1));
+        assert_eq!(read("---\nnot: [closed\n# Intro\n").first_line, Some(1), "no front matter");
     }
 
     #[test]

@@ -175,6 +175,7 @@ fn read_pdf(
         metadata: Default::default(),
         warnings,
         ocr: if confidence.iter().any(Option::is_some) { confidence } else { Vec::new() },
+        first_line: None,
     };
     Ok(parsed)
 }

@@ -46,6 +46,8 @@ impl Reader for TextReader {
 
     fn read_with(&self, bytes: &[u8], limits: &ReadLimits) -> Result<Parsed, ReadError> {
         let (source, warnings) = decode(bytes)?;
+        // Without form feeds the text is the source, line for line.
+        let first_line = (!source.contains('\x0c')).then_some(1);
         let paged = paginate(source);
         let indented = paged.indented;
         if paged.text.trim().is_empty() {
@@ -56,6 +58,7 @@ impl Reader for TextReader {
             page_breaks: paged.breaks,
             page_labels: paged.labels,
             warnings,
+            first_line,
             ..Parsed::default()
         };
         parsed.title = title(&parsed.text);

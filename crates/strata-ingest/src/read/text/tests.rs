@@ -46,6 +46,12 @@ pub(super) fn check_invariants(p: &Parsed) {
 }
 
 #[test]
+fn only_text_without_form_feeds_is_cited_by_line() {
+    assert_eq!(read("1.  Intro\n\nbody\n").first_line, Some(1));
+    assert_eq!(read("1.  Intro\n\nbody\n\x0c2.  Next\n\nmore\n").first_line, None);
+}
+
+#[test]
 fn empty_and_odd_inputs() {
     assert_eq!(TextReader.read(b"").unwrap_err(), ReadError::Empty);
     assert_eq!(TextReader.read(b"\x0c\x0c\n").unwrap_err(), ReadError::Empty);
