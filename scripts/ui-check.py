@@ -175,8 +175,14 @@ def check_102b(driver, args):
         raise Check(f"'ranks and scores' does not show the legs: {legs.text!r}")
     driver.find_element(By.ID, "show-legs").click()
     js(driver, "document.querySelector('details.options').open = false")
-    if not driver.find_elements(By.CSS_SELECTOR, "#definitions:not([hidden]) dt"):
+    terms = driver.find_elements(By.CSS_SELECTOR, "#definitions:not([hidden]) dt")
+    if not terms:
         raise Check("no definitions beside the results")
+    if len(terms) > len(hits):
+        raise Check(f"{len(terms)} definitions for {len(hits)} results: not bounded by the hits shown")
+    more = driver.find_elements(By.CSS_SELECTOR, "#definitions .more:not([hidden]) a")
+    if more and "#/read?" not in (more[0].get_attribute("href") or ""):
+        raise Check("a term left out of the definitions does not link to the section defining it")
     driver.find_element(By.ID, "copy-context").click()
     wait(driver, lambda d: d.find_element(By.ID, "copy-context").text == "Copied")
     js(driver, "arguments[0].focus()", first)

@@ -131,6 +131,11 @@ pub enum Command {
         /// `[search] dense_highlights = true`).
         #[arg(long)]
         lexical_highlights: bool,
+        /// Definitions attached at most, 0 to 100: the terms the query names first, then those
+        /// the most hits use (default from config: as many as the hits). The rest are named;
+        /// `strata define TERM` reads one.
+        #[arg(long, value_name = "N")]
+        definitions: Option<usize>,
     },
     /// Print a document's outline with node ids, numbers and pages.
     Tree {

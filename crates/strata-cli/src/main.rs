@@ -157,6 +157,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             highlights,
             dense_highlights,
             lexical_highlights,
+            definitions,
         } => {
             let mut config = config;
             if let Some(kind) = rerank {
@@ -192,6 +193,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     (_, true) => Some(false),
                     _ => None,
                 },
+                definitions,
             };
             let mode = options.mode(&config)?;
             let needs_dense = mode == Mode::Dense

@@ -60,7 +60,12 @@ pub fn search(r: &SearchResponse) {
             None if h.heading_path.len() > 1 => say!("    {}", h.heading_path.join(" > ")),
             None => {}
         }
-        if h.highlights.is_empty() {
+        // A heading the title line does not show gets a line of its own, above the text.
+        let shown = |x: &&String| h.heading_path.last() != Some(*x) && **x != h.doc_title;
+        if let Some(heading) = h.heading.as_ref().filter(shown) {
+            say!("    ┃ {}", snippet(heading, 200));
+        }
+        if h.highlights.is_empty() && !h.text.trim().is_empty() {
             say!("    {}", snippet(&h.text, 280));
         }
         for hl in h.highlights.iter().take(2) {
@@ -75,6 +80,10 @@ pub fn search(r: &SearchResponse) {
             say!("  {} — {}{conflict}", d.term, d.citation);
             say!("    {}", snippet(&d.text, 300));
         }
+    }
+    if !r.more_definitions.is_empty() {
+        let terms: Vec<&str> = r.more_definitions.iter().map(|d| d.term.as_str()).collect();
+        say!("  also defined: {} (strata define TERM)", terms.join(", "));
     }
     if !r.references.is_empty() {
         say!();

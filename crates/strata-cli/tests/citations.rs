@@ -94,13 +94,17 @@ fn assert_cited(item: &Value, doc: &Doc, text: &str, what: &str) {
                 (lines["first"].as_u64().unwrap() as usize, lines["last"].as_u64().unwrap() as usize);
             assert!(citation.ends_with(&format!("{}]", line_label(first, last))), "{what}: {citation}");
             let source = source_lines(&doc.path);
-            let cited = squash(&source[first - 1..last].join("\n"));
+            // Every word of the first and last lines shown is on the cited lines (a hit's
+            // heading is shown apart, and Markdown without its marks).
+            let cited = source[first - 1..last].join("\n");
             let body: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-            for line in [body[0], body[body.len() - 1]] {
-                assert!(
-                    cited.contains(&squash(line)),
-                    "{what}: {line:?} is not on lines {first}–{last}:\n{cited}"
-                );
+            for line in body.first().into_iter().chain(body.last()) {
+                for word in line.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+                    assert!(
+                        cited.contains(word),
+                        "{what}: {word:?} of {line:?} is not on lines {first}–{last}:\n{cited}"
+                    );
+                }
             }
         }
         _ => {
@@ -279,6 +283,7 @@ async fn the_http_api_cites_the_same_way() {
             .await
             .unwrap();
         assert_response_cited(&r, &docs, query);
+        assert!(bounded(&r), "{query}: {r:#}");
         // The context block cites each hit it holds as the hit does.
         let context = r["context"]["text"].as_str().unwrap();
         for i in r["context"]["hits"].as_array().unwrap() {
@@ -333,4 +338,93 @@ async fn mcp_tools_cite_the_same_way() {
     let (failed, pages) = call("read_pages", json!({ "doc": id("nist"), "pages": "3" })).await;
     assert!(!failed && pages.starts_with("--- page 3 ---"), "{pages}");
     client.cancel().await.unwrap();
+}
+
+/// At most as many definitions as hits, or as terms the query names when those are more.
+fn bounded(r: &Value) -> bool {
+    let empty = Vec::new();
+    let defs = r["definitions"].as_array().unwrap_or(&empty);
+    let named = defs.iter().filter(|d| d["in_query"] == true).count();
+    defs.len() <= r["hits"].as_array().unwrap().len().max(named)
+}
+
+/// Definitions are those the answer needs (issue 56, part 2): the query's terms first, then
+/// those the most shown hits use, at most as many as the hits unless `--definitions` says;
+/// the rest are named with where to read them.
+#[test]
+fn definitions_are_bounded_by_the_hits_shown() {
+    let Some(ing) = ingested() else { return };
+    for k in ["2", "5"] {
+        let r =
+            json(&ing.index, &["search", "section 102(b) novelty prior art", "-k", k, "--mode", "hybrid"]);
+        let (hits, defs) = (r["hits"].as_array().unwrap(), r["definitions"].as_array().unwrap());
+        assert!(!defs.is_empty() && bounded(&r), "k {k}: {} definitions for {} hits", defs.len(), hits.len());
+        let more =
+            r["more_definitions"].as_array().expect("Title 35's hits use more terms than there are hits");
+        let uses = |d: &Value| d["used_by"].as_array().map_or(0, Vec::len);
+        // The query's terms, then by how many hits use each: none left out is used by more.
+        let least = defs.iter().filter(|d| d["in_query"] == false).map(uses).min().unwrap_or(usize::MAX);
+        for m in more {
+            assert!(
+                m["in_query"] == false && m["used_by"].as_u64().unwrap() as usize <= least,
+                "{m} over {least}"
+            );
+        }
+        for pair in defs.windows(2) {
+            assert!(pair[0]["in_query"] == true || pair[1]["in_query"] == false, "{defs:#?}");
+        }
+    }
+    let one =
+        json(&ing.index, &["search", "section 102(b) novelty prior art", "-k", "5", "--definitions", "1"]);
+    assert_eq!(one["definitions"].as_array().unwrap().len(), 1, "{one:#}");
+    let named = one["more_definitions"][0].clone();
+    let defined = json(&ing.index, &["define", named["term"].as_str().unwrap()]);
+    assert!(
+        defined.as_array().unwrap().iter().any(|d| d["node_id"] == named["node_id"]),
+        "{named} {defined:#}"
+    );
+    let out =
+        strata(&ing.index, &["search", "section 102(b) novelty prior art", "-k", "5", "--definitions", "1"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("also defined: ") && text.contains("(strata define TERM)"), "{text}");
+    let refused = strata(&ing.index, &["search", "x", "--definitions", "101"]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("definitions must be between 0 and 100"));
+}
+
+/// Hits show text, not markup: no Markdown marks in a hit's text, its highlights or the
+/// context block, and a hit that starts with its section's heading gives it apart.
+#[test]
+fn markdown_hits_show_no_markup_and_their_heading_apart() {
+    let Some(ing) = ingested() else { return };
+    let docs = formats(&json(&ing.index, &["docs"]));
+    let guide = docs.keys().find(|d| d.starts_with("uslm-user-guide")).unwrap().clone();
+    let mut apart = 0;
+    for query in
+        ["legislative markup elements attributes", "namespace", "identifier references", "table of contents"]
+    {
+        let r = json(&ing.index, &["search", query, "--doc", &guide, "-k", "10", "--budget", "3000"]);
+        for h in r["hits"].as_array().unwrap() {
+            let shown = std::iter::once(h["text"].as_str().unwrap())
+                .chain(h["highlights"].as_array().into_iter().flatten().map(|x| x["text"].as_str().unwrap()));
+            for text in shown {
+                for mark in ["## ", "**", "](", "`"] {
+                    assert!(!text.contains(mark), "{query}: {mark:?} shown in {text:?}");
+                }
+            }
+            if let Some(heading) = h["heading"].as_str() {
+                apart += 1;
+                assert!(
+                    !h["text"].as_str().unwrap().starts_with(heading),
+                    "{query}: heading not apart: {h:#}"
+                );
+            }
+        }
+        let context = r["context"]["text"].as_str().unwrap();
+        assert!(!context.contains("\n#") && !context.contains("**"), "{query}: {context}");
+    }
+    assert!(apart > 0, "no hit started with its heading");
+    let out =
+        strata(&ing.index, &["search", "legislative markup elements attributes", "--doc", &guide, "-k", "5"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("» #") && !text.contains("    #"), "{text}");
 }

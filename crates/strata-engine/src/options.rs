@@ -12,6 +12,8 @@ use strata_search::{navigate, Expand, Mode, Order, SearchRequest};
 
 /// Most pages returned on each side of a hit (`pages`).
 pub const MAX_PAGES_AROUND: u32 = 20;
+/// Most definitions a search may attach (`definitions`).
+pub const MAX_DEFINITIONS: usize = 100;
 
 /// A search, as a front-end received it. Every field but `query` falls back to `[search]`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -66,6 +68,10 @@ pub struct SearchOptions {
     /// cheaper; default from `[search] dense_highlights`).
     #[serde(default)]
     pub dense_highlights: Option<bool>,
+    /// Definitions attached at most, 0 to 100 (default from `[search] max_definitions`: as
+    /// many as the hits shown); the rest are named in `more_definitions`.
+    #[serde(default)]
+    pub definitions: Option<usize>,
 }
 
 impl SearchOptions {
@@ -136,6 +142,14 @@ impl SearchOptions {
         }
         if let Some(dense) = self.dense_highlights {
             request.expand.dense_highlights = dense;
+        }
+        if let Some(n) = self.definitions {
+            if n > MAX_DEFINITIONS {
+                return Err(Error::user(format!(
+                    "definitions must be between 0 and {MAX_DEFINITIONS}, got {n}; `strata define TERM` reads any one"
+                )));
+            }
+            request.expand.max_definitions = Some(n);
         }
         Ok(request)
     }

@@ -87,6 +87,10 @@ def test_every_mode_answers_with_cited_hits(index, docs, mode):
             assert hit.pages is None or hit.pages.first <= hit.pages.last
             assert (hit.pages is not None) == bool(re.search(r", pp?\. [^\]]+\]$", hit.citation)), hit.citation
         assert hit.kind in {"content", "definition", "requirement", "table", "code", "list"}
+    # Definitions the answer needs: at most as many as hits (or as terms the query names).
+    named = sum(d.in_query for d in response.definitions)
+    assert len(response.definitions) <= max(len(response), named)
+    assert all(isinstance(m, strata.MoreDefinition) and m.term for m in response.more_definitions)
     scores = [hit.score for hit in response]
     assert scores == sorted(scores, reverse=True) or mode in ("exact", "hierarchical")
     if mode in ("hybrid", "hierarchical", "keyword", "dense"):

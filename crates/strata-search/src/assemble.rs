@@ -143,12 +143,20 @@ pub fn blocks(r: &SearchResponse) -> Vec<Block> {
     let mut out = Vec::new();
     let mut placed = vec![false; defs.len()];
     for (i, h) in r.hits.iter().enumerate() {
+        // The citation names the hit's section; a heading it does not name (whole pages
+        // that start in a subsection) goes on its own line above the text.
+        let text = match &h.heading {
+            Some(heading) if h.heading_path.last() != Some(heading) && *heading != h.doc_title => {
+                format!("{heading}\n{}", h.text)
+            }
+            _ => h.text.clone(),
+        };
         out.push(Block {
             item: Item::Hit(i),
             group: h.doc_title.clone(),
             position: (h.doc_id.clone(), h.span.start),
             citation: h.citation.clone(),
-            text: h.text.clone(),
+            text,
         });
         for (j, d) in r.definitions.iter().enumerate() {
             let due = (i == 0 && d.in_query) || d.used_by.contains(&h.chunk_id);

@@ -14,7 +14,9 @@
 //!    are joined into the better one.
 //! 4. **Definitions** ([`definitions`]): each defined term in the query or used by a hit,
 //!    with its definition from the same document and its citation; a term that documents
-//!    define differently is marked as a conflict.
+//!    define differently is marked as a conflict. The answer needs the terms the query names
+//!    first, then those the most hits use: at most `max_definitions` (by default as many as
+//!    the hits) are attached, and the rest only named, with where to read them.
 //! 5. **References** ([`references`]): optionally, the sections the hits refer to, one hop.
 //!
 //! Everything here reads the store only for the documents and sections the hits touch.
@@ -28,7 +30,7 @@ use strata_index::{Filter, StoreRead, StoredChunk, StoredDocument};
 use crate::metas::Metas;
 use crate::plan::Plan;
 use crate::request::SearchRequest;
-use crate::response::{AttachedDefinition, AttachedReference, SearchHit, Unit};
+use crate::response::{AttachedDefinition, AttachedReference, MoreDefinition, SearchHit, Unit};
 
 /// Most distinct terms of the hits looked up for definitions (query terms always are).
 pub const MAX_HIT_TERMS: usize = 24;
@@ -39,8 +41,11 @@ pub const MAX_REFERENCES: usize = 10;
 pub struct Expanded {
     /// The hits, merged, widened to pages and deduplicated, at most k.
     pub hits: Vec<SearchHit>,
-    /// The definitions of the terms the query names and the hits use.
+    /// The definitions of the terms the query names and the hits use, at most
+    /// `max_definitions`.
     pub definitions: Vec<AttachedDefinition>,
+    /// The terms whose definitions were left out past `max_definitions`.
+    pub more_definitions: Vec<MoreDefinition>,
     /// The sections the hits refer to.
     pub references: Vec<AttachedReference>,
 }
@@ -72,10 +77,12 @@ pub fn expand(
         hits.extend(more);
         hits = dedupe(docs, hits)?;
     }
-    let definitions =
-        if x.definitions { definitions(store, docs, plan, &hits, &req.filter)? } else { Vec::new() };
+    let (definitions, more_definitions) = match x.definitions {
+        true => bounded(definitions(store, docs, plan, &hits, &req.filter)?, &hits, x.max_definitions),
+        false => (Vec::new(), Vec::new()),
+    };
     let references = if x.references { references(store, docs, &hits, &req.filter)? } else { Vec::new() };
-    Ok(Expanded { hits, definitions, references })
+    Ok(Expanded { hits, definitions, more_definitions, references })
 }
 
 /// The documents a search touches, loaded once each: metadata (tree, pages, definitions,
@@ -133,6 +140,8 @@ pub fn chunk_hit(c: &StoredChunk) -> SearchHit {
         document_rank: None,
         section_rank: None,
         legs: Default::default(),
+        // Set apart from `text` once the hits are final (`show::show`).
+        heading: None,
         text: c.text.clone(),
         // Set once the hits are final (`cite::cite`), which also drops the pages of a
         // document without pages.
@@ -435,6 +444,25 @@ pub fn definitions(
         def.conflict = docs.len() > 1 && distinct.len() > 1;
     }
     Ok(out)
+}
+
+/// The definitions the answer needs, at most `max` (`None`: as many as the hits, and never
+/// fewer than the terms the query names): those of the terms the query names, then by how
+/// many hits use the term, then by the best hit that uses it (document order among equals).
+/// The rest are only named.
+pub fn bounded(
+    mut defs: Vec<AttachedDefinition>,
+    hits: &[SearchHit],
+    max: Option<usize>,
+) -> (Vec<AttachedDefinition>, Vec<MoreDefinition>) {
+    let first_use = |d: &AttachedDefinition| hits.iter().position(|h| d.used_by.contains(&h.chunk_id));
+    defs.sort_by_key(|d| {
+        (!d.in_query, std::cmp::Reverse(d.used_by.len()), first_use(d).unwrap_or(usize::MAX))
+    });
+    let named = defs.iter().filter(|d| d.in_query).count();
+    let keep = max.unwrap_or(hits.len().max(named)).min(defs.len());
+    let more = defs.split_off(keep).into_iter().map(|d| MoreDefinition::of(&d)).collect();
+    (defs, more)
 }
 
 fn squash(text: &str) -> String {

@@ -1,5 +1,5 @@
 //! Search: plan → retrieve → fuse → (rerank) → (hierarchy) → fetch → expand → highlight →
-//! cite → assemble, and navigation. Each stage is a module of its own, named as in [`Timings`].
+//! show → cite → assemble, and navigation. Each stage is a module of its own, named as in [`Timings`].
 //!
 //! - [`plan`]: reads a query for section identifiers, quoted phrases and defined terms.
 //! - [`retrieve`]: one ranked list per leg and level (keyword/BM25, exact, dense; in
@@ -15,6 +15,7 @@
 //! - [`fetch`]: the top fused chunks loaded as hits.
 //! - [`expand`]: auto-merge, whole pages, dedupe, definitions and cross-references.
 //! - [`highlight`]: the sentence level, the sentences of each hit that answer the query.
+//! - [`show`]: what a reader sees of each hit: its leading heading apart, no Markdown markup.
 //! - [`cite`]: where each hit, definition and reference lies (pages where the document has
 //!   pages, else source lines) and its citation, heading paths below the title.
 //! - [`assemble`]: the context block packed into a token budget, with citations.
@@ -56,11 +57,12 @@ pub mod rerank;
 pub mod response;
 pub mod retrieve;
 pub mod search;
+pub mod show;
 pub mod weigh;
 pub mod within;
 
 pub use request::{Expand, Mode, Order, SearchRequest};
 pub use response::{
-    AttachedDefinition, AttachedReference, Context, SearchHit, SearchResponse, Timings, Unit,
+    AttachedDefinition, AttachedReference, Context, MoreDefinition, SearchHit, SearchResponse, Timings, Unit,
 };
 pub use search::{Catalog, Searcher};

@@ -17,6 +17,9 @@ pub struct Expand {
     pub pages: Option<u32>,
     /// Attach definitions of the defined terms in the query and in the hits.
     pub definitions: bool,
+    /// Definitions attached at most (`None`: as many as the hits); see
+    /// [`crate::expand::definitions`].
+    pub max_definitions: Option<usize>,
     /// Attach the sections the hits refer to (one hop).
     pub references: bool,
     /// Sentences highlighted per hit; 0 for none.
@@ -41,6 +44,7 @@ impl Expand {
             auto_merge: config.auto_merge,
             pages: None,
             definitions: true,
+            max_definitions: config.max_definitions,
             references: config.references,
             highlights: config.highlights,
             dense_highlights: config.dense_highlights,
@@ -54,6 +58,7 @@ impl Expand {
             auto_merge: 0.0,
             pages: None,
             definitions: false,
+            max_definitions: None,
             references: false,
             highlights: 0,
             dense_highlights: false,

@@ -73,7 +73,11 @@ pub struct SearchHit {
     pub section_rank: Option<usize>,
     /// Rank (from 1) and the leg's own score, per leg that found the chunk.
     pub legs: BTreeMap<Leg, LegRank>,
-    /// The text of `span`.
+    /// The heading the passage starts with, set apart from its body (see [`crate::show`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heading: Option<String>,
+    /// What the passage says: the text of `span` after `heading`, without markup (a
+    /// Markdown document's `###`, `**`, link targets and code ticks are left out).
     pub text: String,
     /// How the context block cites the hit: `[Title › A › B, p. 12]` (printed page labels),
     /// `[Title › A › B, lines 40–52]`, or `[Title › A › B]` (see [`crate::cite`]).
@@ -135,6 +139,36 @@ pub struct AttachedDefinition {
     pub used_by: Vec<ChunkId>,
     /// True when another document defines the same term differently.
     pub conflict: bool,
+}
+
+/// A defined term of the hits or the query whose definition was left out past
+/// `max_definitions`: where to read it (`strata define TERM`, or its section).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MoreDefinition {
+    /// The term as written.
+    pub term: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Node id of the section holding the definition.
+    pub node_id: String,
+    /// How many hits use the term.
+    pub used_by: usize,
+    /// True when the query names the term.
+    pub in_query: bool,
+}
+
+impl MoreDefinition {
+    /// The term of `d`, and where it is.
+    pub fn of(d: &AttachedDefinition) -> MoreDefinition {
+        MoreDefinition {
+            term: d.term.clone(),
+            doc_id: d.doc_id.clone(),
+            node_id: d.node_id.clone(),
+            used_by: d.used_by.len(),
+            in_query: d.in_query,
+        }
+    }
 }
 
 /// A section a hit refers to, attached with `references`.
@@ -205,9 +239,14 @@ pub struct SearchResponse {
     pub plan: Plan,
     /// Results, best first.
     pub hits: Vec<SearchHit>,
-    /// Definitions of the defined terms in the query and the hits, listed once each.
+    /// Definitions of the defined terms in the query and the hits, listed once each: those
+    /// the query names, then those the most hits use, at most `[search] max_definitions` (by
+    /// default as many as the hits).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub definitions: Vec<AttachedDefinition>,
+    /// The terms whose definitions were left out past that bound, with where to read them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more_definitions: Vec<MoreDefinition>,
     /// Sections the hits refer to, when asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<AttachedReference>,

@@ -1,5 +1,5 @@
 //! A search, stage by stage: plan → retrieve → fuse → rerank → hierarchy → fetch → expand →
-//! highlight → cite → assemble.
+//! highlight → show → cite → assemble.
 //!
 //! The [`Searcher`] only wires the stages; each lives in its own module, named as in
 //! [`Timings`]. The mode decides which legs retrieve and whether the hierarchy stage lifts
@@ -28,7 +28,7 @@ use crate::request::{Mode, SearchRequest};
 use crate::response::{SearchResponse, Timings};
 use crate::retrieve::{ms_since, timed, Legs, Retrieved, LEG_DEPTH};
 use crate::within::Within;
-use crate::{assemble, cite, fetch, hierarchy, highlight, rerank, weigh};
+use crate::{assemble, cite, fetch, hierarchy, highlight, rerank, show, weigh};
 
 /// What a searcher reads from its store once (a server: once per commit): the defined terms
 /// the plan stage looks for, and the document profiles the documents stage ranks.
@@ -235,7 +235,7 @@ impl<'s> Searcher<'s> {
         let (expanded, expand_ms) =
             timed(|| expand::expand(self.store, &mut docs, hits, reserve, req, &plan));
         timings.expand = expand_ms;
-        let Expanded { mut hits, mut definitions, mut references } = expanded?;
+        let Expanded { mut hits, mut definitions, more_definitions, mut references } = expanded?;
         let x = &req.expand;
         if x.highlights > 0 && !hits.is_empty() {
             let dense = match (&retrieved.vector, self.embedder) {
@@ -251,6 +251,7 @@ impl<'s> Searcher<'s> {
             timings.highlight = Some(ms);
         }
 
+        show::show(&mut docs, &mut hits)?;
         cite::cite(&mut docs, &mut hits, &mut definitions, &mut references)?;
         let mut response = SearchResponse {
             query: req.query.clone(),
@@ -258,6 +259,7 @@ impl<'s> Searcher<'s> {
             plan,
             hits,
             definitions,
+            more_definitions,
             references,
             context: None,
             warnings,

@@ -81,7 +81,7 @@ function render(response) {
         hits.map(({ hit, index }) => hitCard(hit, index, response.plan))),
     );
   }
-  renderDefinitions(response.definitions ?? []);
+  renderDefinitions(response.definitions ?? [], response.more_definitions ?? []);
   renderContext(response.context);
 }
 
@@ -110,6 +110,9 @@ function subsectionOf(hit, plan) {
 function hitCard(hit, index, plan) {
   const open = () => (location.hash = readHash(hit, plan));
   const crumbs = hit.heading_path.map((x) => h("li", {}, x));
+  // A heading the path does not end with (whole pages, a document's title) gets its own line.
+  const apart = hit.heading && hit.heading !== hit.heading_path.at(-1) && hit.heading !== hit.doc_title;
+  const heading = apart ? h("p", { class: "heading" }, hit.heading) : null;
   const sentences = hit.highlights?.length
     ? h("ul", { class: "highlights" }, hit.highlights.map((x) => h("li", {}, h("mark", {}, x.text))))
     : h("p", { class: "snippet" }, hit.text.length > 400 ? `${hit.text.slice(0, 400)}…` : hit.text);
@@ -124,6 +127,7 @@ function hitCard(hit, index, plan) {
       h("span", { class: "page" }, placeLabel(hit.pages, hit.lines)),
       h("span", { class: `kind kind-${hit.kind}` }, hit.kind),
       hit.unit && hit.unit !== "chunk" ? h("span", { class: "kind" }, hit.unit) : null),
+    heading,
     sentences,
     legs(hit));
 }
@@ -140,9 +144,15 @@ function legs(hit) {
       hit.section_rank != null ? h("tr", {}, h("th", {}, "section"), h("td", {}, `#${hit.section_rank}`), h("td")) : null));
 }
 
-function renderDefinitions(definitions) {
+// The definitions the hits need; the terms left out past the bound link to the sections
+// that define them.
+function renderDefinitions(definitions, more) {
   const box = $("definitions");
-  box.hidden = definitions.length === 0;
+  box.hidden = definitions.length === 0 && more.length === 0;
+  const rest = box.querySelector(".more");
+  rest.hidden = more.length === 0;
+  const link = (d) => h("a", { href: `#/read?${new URLSearchParams({ doc: d.doc_id, node: d.node_id })}` }, d.term);
+  clear(rest, more.length ? ["Also defined: ", ...more.flatMap((d, i) => (i ? [", ", link(d)] : [link(d)]))] : []);
   clear(box.querySelector("dl"),
     definitions.map((d) => [
       h("dt", {}, d.term, d.conflict ? h("span", { class: "warning" }, " (conflicting)") : null),

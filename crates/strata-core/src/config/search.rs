@@ -192,6 +192,11 @@ pub struct SearchConfig {
     pub order: Order,
     /// Attach the sections that hits refer to (one hop, within the budget). Default false.
     pub references: bool,
+    /// Definitions attached to a search at most (`--definitions`): those of the terms the
+    /// query names first, then those the most shown hits use. Unset (the default): as many
+    /// as the hits shown, and never fewer than the terms the query names. The rest are named
+    /// in the response (`more_definitions`) and `strata define` reads them.
+    pub max_definitions: Option<usize>,
     /// Hybrid and hierarchical mode: a quoted phrase that is a document's own name (`In
     /// the paper "TITLE": …`) names the document for the documents stage and is not
     /// searched as a phrase, whose exact hits (the title's own chunk) would otherwise lead
@@ -259,6 +264,7 @@ impl Default for SearchConfig {
             dense_highlight_sentences: 64,
             order: Order::Position,
             references: false,
+            max_definitions: None,
             title_phrases: true,
             name_evidence: NameEvidence::All,
             leg_evidence: LegEvidence::Off,

@@ -93,6 +93,7 @@ class Client:
         order: Optional[str] = None,
         highlights: Optional[int] = None,
         dense_highlights: Optional[bool] = None,
+        definitions: Optional[int] = None,
     ) -> SearchResponse:
         """``POST /v1/search``; the arguments are those of :meth:`strata.Index.search`."""
         body = search_options(
@@ -111,6 +112,7 @@ class Client:
             order=order,
             highlights=highlights,
             dense_highlights=dense_highlights,
+            definitions=definitions,
         )
         return SearchResponse(self._call("POST", "/v1/search", body=body))
 

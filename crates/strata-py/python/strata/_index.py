@@ -128,6 +128,7 @@ class Index:
         order: Optional[str] = None,
         highlights: Optional[int] = None,
         dense_highlights: Optional[bool] = None,
+        definitions: Optional[int] = None,
     ) -> SearchResponse:
         """Searches the index, as ``strata search`` does.
 
@@ -137,8 +138,9 @@ class Index:
         holds every pair; ``kind`` one chunk kind; ``pages`` the hits on a page (``12``), a
         range (``"5-7"`` or ``(5, 7)``). ``budget`` is the context block's size in tokens;
         ``rerank=False`` skips a configured reranker. ``whole_pages=N`` returns whole pages
-        around each hit, ``refs=True`` attaches the sections hits refer to. The GIL is
-        released while it runs.
+        around each hit, ``refs=True`` attaches the sections hits refer to. ``definitions``
+        bounds the definitions attached (default: as many as the hits); the rest are named in
+        ``more_definitions``. The GIL is released while it runs.
         """
         options = search_options(
             query,
@@ -156,6 +158,7 @@ class Index:
             order=order,
             highlights=highlights,
             dense_highlights=dense_highlights,
+            definitions=definitions,
         )
         return SearchResponse(json.loads(self._native.search(json.dumps(options))))
 

@@ -29,6 +29,7 @@ def search_options(
     order: Optional[str] = None,
     highlights: Optional[int] = None,
     dense_highlights: Optional[bool] = None,
+    definitions: Optional[int] = None,
 ) -> Dict[str, Any]:
     """The ``SearchOptions`` JSON (the body of ``POST /v1/search``) for these arguments."""
     if not isinstance(query, str):
@@ -47,6 +48,7 @@ def search_options(
         "order": order,
         "highlights": highlights,
         "dense_highlights": dense_highlights,
+        "definitions": definitions,
     }
     options.update({key: value for key, value in named.items() if value is not None})
     if refs:

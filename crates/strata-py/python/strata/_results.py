@@ -19,6 +19,7 @@ __all__ = [
     "Hit",
     "Definition",
     "Reference",
+    "MoreDefinition",
     "Context",
     "SearchResponse",
     "FileOutcome",
@@ -172,6 +173,7 @@ class Hit(Record):
     document_rank: Optional[int]
     section_rank: Optional[int]
     legs: Dict[str, LegRank]
+    heading: Optional[str]
     text: str
     citation: str
     context: Optional[str]
@@ -209,6 +211,18 @@ class Definition(Record):
     conflict: bool
     _convert = {"heading_path": _listed, "pages": _pages, "lines": _lines, "span": _span, "used_by": _listed}
     _repr = ("term", "text", "doc_id")
+
+
+class MoreDefinition(Record):
+    """A defined term whose definition was left out past the bound: where to read it
+    (``Index.define(term)``, or ``Index.section(doc_id, node_id)``)."""
+
+    term: str
+    doc_id: str
+    node_id: str
+    used_by: int
+    in_query: bool
+    _repr = ("term", "doc_id", "used_by")
 
 
 class Reference(Record):
@@ -256,6 +270,7 @@ class SearchResponse(Record):
     plan: Dict[str, Any]
     hits: List[Hit]
     definitions: List[Definition]
+    more_definitions: List[MoreDefinition]
     references: List[Reference]
     context: Optional[Context]
     warnings: List[str]
@@ -265,6 +280,7 @@ class SearchResponse(Record):
         "plan": _mapping,
         "hits": _many(Hit),
         "definitions": _many(Definition),
+        "more_definitions": _many(MoreDefinition),
         "references": _many(Reference),
         "context": _one(Context),
         "warnings": _listed,

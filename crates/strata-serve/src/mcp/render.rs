@@ -57,6 +57,10 @@ pub(super) fn search(response: &SearchResponse) -> String {
             place(None, h.pages, h.lines)
         );
     }
+    if !response.more_definitions.is_empty() {
+        let terms: Vec<&str> = response.more_definitions.iter().map(|d| d.term.as_str()).collect();
+        let _ = writeln!(text, "Also defined (the define tool reads them): {}", terms.join(", "));
+    }
     for w in &response.warnings {
         let _ = writeln!(text, "warning: {w}");
     }

@@ -10,6 +10,7 @@
 //! on ([`segments`]); a reference-style link then resolves only to a definition in its own
 //! segment. Headings are kept to [`ReadLimits::max_headings`] as they are found.
 
+pub mod plain;
 mod segments;
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use std::collections::BTreeMap;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use strata_core::{Block, BlockKind, Format, Span};
 
+pub use plain::plain;
 use segments::segments;
 
 use super::limits::merge_dropped;
