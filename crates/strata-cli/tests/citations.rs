@@ -284,6 +284,7 @@ async fn the_http_api_cites_the_same_way() {
             .unwrap();
         assert_response_cited(&r, &docs, query);
         assert!(bounded(&r), "{query}: {r:#}");
+        assert_no_markup(&r, query);
         // The context block cites each hit it holds as the hit does.
         let context = r["context"]["text"].as_str().unwrap();
         for i in r["context"]["hits"].as_array().unwrap() {
@@ -331,6 +332,19 @@ async fn mcp_tools_cite_the_same_way() {
         !statute.contains("p. 1") && !statute.contains("TITLE 35—PATENTS › TITLE 35—PATENTS"),
         "{statute}"
     );
+    // The definitions left out past the bound are named for the define tool, as the CLI's
+    // JSON lists them for the same search.
+    let same = json(&ing.index, &["search", "section 102(b)", "--doc", &id("usc-title35")]);
+    match same["more_definitions"].as_array() {
+        Some(more) => {
+            let first = more[0]["term"].as_str().unwrap();
+            assert!(
+                statute.contains("Also defined (the define tool reads them): ") && statute.contains(first),
+                "{statute}"
+            );
+        }
+        None => assert!(!statute.contains("Also defined"), "{statute}"),
+    }
     let (_, section) = call("read_section", json!({ "doc": id("rfc9000"), "node": "4.1" })).await;
     assert!(section.contains("(node ") && section.contains(", lines 1035–"), "{section}");
     let (failed, pages) = call("read_pages", json!({ "doc": id("uslm-user-guide"), "pages": "1" })).await;
@@ -391,6 +405,34 @@ fn definitions_are_bounded_by_the_hits_shown() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("definitions must be between 0 and 100"));
 }
 
+/// No Markdown marks in a response's hit text, highlights or context block.
+fn assert_no_markup(r: &Value, query: &str) {
+    for h in r["hits"].as_array().unwrap() {
+        let highlights =
+            h["highlights"].as_array().into_iter().flatten().map(|x| x["text"].as_str().unwrap());
+        for text in std::iter::once(h["text"].as_str().unwrap()).chain(highlights) {
+            for mark in ["## ", "**", "](", "`"] {
+                assert!(!text.contains(mark), "{query}: {mark:?} shown in {text:?}");
+            }
+        }
+    }
+    // The block's own headers are its only `#` lines: one per document, definitions,
+    // referenced sections.
+    let context = r["context"]["text"].as_str().unwrap_or_default();
+    let titles: Vec<String> = r["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| format!("## {}", h["doc_title"].as_str().unwrap()))
+        .collect();
+    for line in context.lines().filter(|l| l.starts_with('#')) {
+        let header =
+            ["## Definitions", "## Referenced sections"].contains(&line) || titles.iter().any(|t| t == line);
+        assert!(header, "{query}: a heading's marks in the context block: {line:?}");
+    }
+    assert!(!context.contains("**"), "{query}: {context}");
+}
+
 /// Hits show text, not markup: no Markdown marks in a hit's text, its highlights or the
 /// context block, and a hit that starts with its section's heading gives it apart.
 #[test]
@@ -403,14 +445,8 @@ fn markdown_hits_show_no_markup_and_their_heading_apart() {
         ["legislative markup elements attributes", "namespace", "identifier references", "table of contents"]
     {
         let r = json(&ing.index, &["search", query, "--doc", &guide, "-k", "10", "--budget", "3000"]);
+        assert_no_markup(&r, query);
         for h in r["hits"].as_array().unwrap() {
-            let shown = std::iter::once(h["text"].as_str().unwrap())
-                .chain(h["highlights"].as_array().into_iter().flatten().map(|x| x["text"].as_str().unwrap()));
-            for text in shown {
-                for mark in ["## ", "**", "](", "`"] {
-                    assert!(!text.contains(mark), "{query}: {mark:?} shown in {text:?}");
-                }
-            }
             if let Some(heading) = h["heading"].as_str() {
                 apart += 1;
                 assert!(
@@ -419,8 +455,6 @@ fn markdown_hits_show_no_markup_and_their_heading_apart() {
                 );
             }
         }
-        let context = r["context"]["text"].as_str().unwrap();
-        assert!(!context.contains("\n#") && !context.contains("**"), "{query}: {context}");
     }
     assert!(apart > 0, "no hit started with its heading");
     let out =
