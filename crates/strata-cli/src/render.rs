@@ -82,6 +82,10 @@ pub fn search(r: &SearchResponse) {
         }
     }
     if !r.more_definitions.is_empty() {
+        if r.definitions.is_empty() {
+            say!();
+            say!("definitions:");
+        }
         let terms: Vec<&str> = r.more_definitions.iter().map(|d| d.term.as_str()).collect();
         say!("  also defined: {} (strata define TERM)", terms.join(", "));
     }
