@@ -61,8 +61,7 @@ pub fn search(r: &SearchResponse) {
             None => {}
         }
         // A heading the title line does not show gets a line of its own, above the text.
-        let shown = |x: &&String| h.heading_path.last() != Some(*x) && **x != h.doc_title;
-        if let Some(heading) = h.heading.as_ref().filter(shown) {
+        if let Some(heading) = h.heading_apart() {
             say!("    ┃ {}", snippet(heading, 200));
         }
         if h.highlights.is_empty() && !h.text.trim().is_empty() {

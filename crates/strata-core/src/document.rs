@@ -366,13 +366,19 @@ impl Document {
     /// (not a store's metadata alone). It counts the text up to the span: for many spans,
     /// use [`Self::lines`].
     pub fn cited_lines(&self, span: Span) -> Option<crate::LineRange> {
-        let first = self.first_line.filter(|_| !self.text.is_empty())?;
-        Some(crate::LineRange::of(&self.text, span, first))
+        Some(crate::LineRange::of(&self.text, span, self.line_base()?))
     }
 
-    /// The source lines of the text, when the document is cited by line ([`Self::first_line`]).
+    /// The source lines of the text, when the document is cited by line ([`Self::first_line`])
+    /// and its text is at hand.
     pub fn lines(&self) -> Option<crate::Lines<'_>> {
-        self.first_line.map(|first| crate::Lines::new(&self.text, first))
+        Some(crate::Lines::new(&self.text, self.line_base()?))
+    }
+
+    /// [`Self::first_line`], when the text it numbers is at hand (a store's metadata alone
+    /// has an empty text).
+    fn line_base(&self) -> Option<u32> {
+        self.first_line.filter(|_| !self.text.is_empty())
     }
 
     /// The 1-based page that holds byte `offset`.

@@ -145,11 +145,9 @@ pub fn blocks(r: &SearchResponse) -> Vec<Block> {
     for (i, h) in r.hits.iter().enumerate() {
         // The citation names the hit's section; a heading it does not name (whole pages
         // that start in a subsection) goes on its own line above the text.
-        let text = match &h.heading {
-            Some(heading) if h.heading_path.last() != Some(heading) && *heading != h.doc_title => {
-                format!("{heading}\n{}", h.text)
-            }
-            _ => h.text.clone(),
+        let text = match h.heading_apart() {
+            Some(heading) => format!("{heading}\n{}", h.text),
+            None => h.text.clone(),
         };
         out.push(Block {
             item: Item::Hit(i),

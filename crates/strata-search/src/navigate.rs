@@ -139,7 +139,7 @@ pub fn outline_to(doc: &StoredDocument, depth: Option<usize>) -> OutlineNode {
     let shown = |i: usize| depth.is_none_or(|d| depths[i] <= d);
     let document = &doc.document;
     let has_pages = document.has_pages();
-    let lines = document.lines().filter(|_| !document.text.is_empty());
+    let lines = document.lines();
     let mut built: Vec<Option<OutlineNode>> = vec![None; nodes.len()];
     let mut hidden = vec![0usize; nodes.len()];
     for n in nodes.iter().rev() {

@@ -103,6 +103,17 @@ pub struct SearchHit {
     pub(crate) references: Vec<u32>,
 }
 
+impl SearchHit {
+    /// The heading to show apart, above the text: [`Self::heading`] where neither the
+    /// citation's path nor the document's title already says it (whole pages that start in a
+    /// subsection, say).
+    pub fn heading_apart(&self) -> Option<&str> {
+        let heading = self.heading.as_deref()?;
+        let said = self.heading_path.last().map(String::as_str) == Some(heading) || heading == self.doc_title;
+        (!said).then_some(heading)
+    }
+}
+
 /// A definition attached to a response.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
