@@ -79,6 +79,10 @@ if [[ -d ../shared/data/corpus ]]; then
   export STRATA_REQUIRE_CORPUS=1
 fi
 
+# The layering no compiler checks: the query side links no reader or model runtime, and no
+# two files of a crate import each other.
+scripts/check-house.sh
+
 cargo test --workspace --locked "$@"
 # Benches and examples are built by no test: check that they still compile.
 cargo check --workspace --all-targets --locked

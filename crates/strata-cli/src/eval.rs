@@ -117,7 +117,7 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
     }
     // Only a run with a `+rerank` strategy loads a reranker; the others never need one.
     let reranker = if grid.strategies.iter().any(|s| s.rerank) {
-        strata_providers::choose::reranker(&rerank)?
+        strata_engine::models::reranker(&rerank)?
     } else {
         None
     };

@@ -142,13 +142,13 @@ fn exact_leg_is_top1_on_every_section_number() {
         let mut seen = HashSet::new();
         for node in doc.document.tree.nodes() {
             let Some(number) = &node.number else { continue };
-            if number.unit.is_some() || !seen.insert(number.key()) {
+            if number.unit.is_some() || !seen.insert(strata_text::number::key(number)) {
                 continue;
             }
             // Headings with no chunk of their own text (empty) cannot be hits.
             total += 1;
             let query = format!("section {}", number.number);
-            let key = number.key();
+            let key = strata_text::number::key(number);
             let req = |filter: Filter| {
                 SearchRequest::new(query.clone(), Mode::Hybrid, 1).ranking_only().with_filter(filter)
             };
@@ -242,7 +242,7 @@ fn ranking_snapshots() {
 /// Scores a passage by its length: a reranker whose order is known in advance.
 struct ByLength;
 
-impl strata_embed::rerank::Reranker for ByLength {
+impl strata_model::rerank::Reranker for ByLength {
     fn id(&self) -> &str {
         "by-length"
     }

@@ -12,10 +12,9 @@
 //! - [`Error`]: typed errors classified by whose fault they are.
 //!
 //! ```
-//! use strata_core::{number, Span};
+//! use strata_core::Span;
 //! let text = "§ 102(b) applies.";
 //! assert_eq!(Span::new(0, 8).slice(text), "§ 102(b");
-//! assert_eq!(number::normalize("sec. 102 (b)"), "102(b)");
 //! ```
 #![warn(missing_docs)]
 
@@ -26,7 +25,6 @@ mod document;
 mod document_profile;
 mod error;
 mod lines;
-pub mod number;
 mod profile;
 mod record;
 mod span;

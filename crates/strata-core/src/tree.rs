@@ -48,16 +48,6 @@ pub struct SectionNumber {
     pub unit: Option<String>,
 }
 
-impl SectionNumber {
-    /// The normalized key the exact leg indexes (see [`crate::number::normalize`]).
-    pub fn key(&self) -> String {
-        match &self.unit {
-            Some(unit) => format!("{unit} {}", crate::number::normalize(&self.number)),
-            None => crate::number::normalize(&self.number),
-        }
-    }
-}
-
 impl std::fmt::Display for SectionNumber {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.unit {
@@ -177,12 +167,6 @@ impl Tree {
             i -= 1;
         }
         NodeId(i as u32)
-    }
-
-    /// Nodes whose number key equals `key` (see [`SectionNumber::key`]).
-    pub fn find_number(&self, key: &str) -> impl Iterator<Item = &Node> + '_ {
-        let key = key.to_string();
-        self.nodes.iter().filter(move |n| n.number.as_ref().is_some_and(|num| num.key() == key))
     }
 
     /// The last node of `node`'s subtree. Subtrees are contiguous in depth-first order, so

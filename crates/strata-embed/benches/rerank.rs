@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use strata_embed::local::LocalOptions;
 use strata_embed::rerank::cross_encoder::CrossEncoder;
-use strata_embed::rerank::Reranker;
+use strata_model::rerank::Reranker;
 
 #[path = "../tests/support/random_cross_encoder.rs"]
 mod random_cross_encoder;

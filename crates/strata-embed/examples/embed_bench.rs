@@ -14,8 +14,9 @@ use std::time::Instant;
 
 use strata_core::config::DensePrecision;
 use strata_embed::local::{self, LocalEmbedder, LocalOptions};
+use strata_embed::locate;
 use strata_embed::static_model::{self, StaticEmbedder};
-use strata_embed::{locate, Embedder};
+use strata_model::Embedder;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();

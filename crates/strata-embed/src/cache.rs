@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use strata_core::{CachedVector, Result};
 
-use crate::{Embedder, Embeddings};
+use strata_model::{Embedder, Embeddings};
 
 /// Where cached vectors are found, by key.
 pub trait VectorCache {
@@ -130,7 +130,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::{EmbedderInfo, Pooling};
+    use strata_model::{EmbedderInfo, Pooling};
 
     /// Embeds a text as its length and its first byte; counts the texts it embedded. Its
     /// cache id is the third field (none when empty).

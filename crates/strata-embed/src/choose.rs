@@ -8,8 +8,9 @@ use strata_core::{Config, Result};
 use crate::folder::model_id_of;
 use crate::http::{HttpEmbedder, HttpEmbedderConfig};
 use crate::local::{self, LocalEmbedder, LocalOptions};
+use crate::locate;
 use crate::static_model::{self, StaticEmbedder};
-use crate::{locate, Embedder};
+use strata_model::Embedder;
 
 /// Special tokens every BERT input carries (`[CLS]`, `[SEP]`).
 const SPECIAL_TOKENS: usize = 2;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use strata_core::{Error, Result};
 
-use crate::Pooling;
+use strata_model::Pooling;
 
 /// The BERT architecture from `config.json`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -13,7 +13,7 @@ use strata_core::{
 };
 
 use crate::cache::{self, VectorCache};
-use crate::Embedder;
+use strata_model::Embedder;
 
 /// Profiles embedded per call.
 pub const SLICE: usize = 64;

@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 use strata_embed::local::graph::GRAPH_VERSION;
 use strata_embed::local::quantize::QUANTIZE_VERSION;
 use strata_embed::local::{has_vnni, LocalEmbedder, LocalOptions, Precision};
-use strata_embed::{locate, Embedder};
+use strata_embed::locate;
+use strata_model::Embedder;
 
 const MODEL: &str = "all-MiniLM-L6-v2";
 /// Values of the vector recorded and compared.

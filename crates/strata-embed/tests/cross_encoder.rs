@@ -16,7 +16,7 @@ use std::path::Path;
 use serde_json::Value;
 use strata_embed::local::LocalOptions;
 use strata_embed::rerank::cross_encoder::CrossEncoder;
-use strata_embed::rerank::{order, Reranker};
+use strata_model::rerank::{order, Reranker};
 
 #[path = "support/random_cross_encoder.rs"]
 mod random_cross_encoder;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use strata_embed::http::{AuthHeader, HttpEmbedder, HttpEmbedderConfig};
-use strata_embed::Embedder;
+use strata_model::Embedder;
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]

@@ -5,7 +5,8 @@
 //! The 1,024-passage check with speed is `scripts/bench/embed-models.py`.
 
 use strata_embed::local::{has_vnni, LocalEmbedder, LocalOptions, Precision};
-use strata_embed::{locate, Embedder};
+use strata_embed::locate;
+use strata_model::Embedder;
 
 const MODEL: &str = "all-MiniLM-L6-v2";
 

@@ -4,7 +4,8 @@
 //! `STRATA_REQUIRE_MODEL=1` (set by `scripts/test.sh`), which turns the skip into a failure.
 
 use strata_embed::local::{LocalEmbedder, LocalOptions};
-use strata_embed::{locate, Embedder, Pooling};
+use strata_embed::locate;
+use strata_model::{Embedder, Pooling};
 
 struct Reference {
     model: String,

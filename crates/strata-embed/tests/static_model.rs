@@ -5,8 +5,9 @@
 //! `STRATA_REQUIRE_MODEL=1`.
 
 use strata_embed::local::{LocalEmbedder, LocalOptions};
+use strata_embed::locate;
 use strata_embed::static_model::{self, DistillOptions, StaticEmbedder};
-use strata_embed::{locate, Embedder};
+use strata_model::Embedder;
 
 const MODEL: &str = "all-MiniLM-L6-v2";
 
@@ -71,14 +72,14 @@ fn a_distilled_static_model_ranks_like_its_encoder() {
     // encoder's sense of which texts are alike.
     let pairs: Vec<(usize, usize)> =
         (0..TEXTS.len()).flat_map(|i| (i + 1..TEXTS.len()).map(move |j| (i, j))).collect();
-    let sim = |e: &strata_embed::Embeddings| -> Vec<f32> {
+    let sim = |e: &strata_model::Embeddings| -> Vec<f32> {
         pairs.iter().map(|&(i, j)| dot(e.row(i), e.row(j))).collect()
     };
     let r = pearson(&sim(&a), &sim(&b));
     assert!(r > 0.7, "pairwise similarities correlate at {r}");
     // Each text's nearest neighbour is the one the encoder finds (at most one disagreement,
     // where the encoder's own margin is 0.01).
-    let nearest = |e: &strata_embed::Embeddings, i: usize| {
+    let nearest = |e: &strata_model::Embeddings, i: usize| {
         (0..TEXTS.len())
             .filter(|&j| j != i)
             .max_by(|&x, &y| dot(e.row(i), e.row(x)).total_cmp(&dot(e.row(i), e.row(y))))

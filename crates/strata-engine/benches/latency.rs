@@ -31,10 +31,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use strata_core::{ChunkVectors, Config, DocId, DocumentRecord, Result};
-use strata_embed::{Embedder, EmbedderInfo, Embeddings};
 use strata_engine::record::RecordStep;
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
 use strata_ingest::pipeline::Pipeline;
+use strata_model::{Embedder, EmbedderInfo, Embeddings};
 use strata_search::{Mode, SearchRequest, Searcher, Timings};
 
 const QUERIES: &[&str] = &[
@@ -240,7 +240,7 @@ fn main() -> Result<()> {
                 if copy > 0 {
                     for row in values.chunks_exact_mut(dim).chain(section_values.chunks_exact_mut(dim)) {
                         row.iter_mut().for_each(|x| *x += 0.02 * noise.normal());
-                        strata_embed::l2_normalize(row);
+                        strata_model::l2_normalize(row);
                     }
                 }
                 record.vectors = Some(ChunkVectors { model: info.model_id.clone(), dim, values });

@@ -16,13 +16,13 @@ use std::time::{Duration, Instant};
 
 use strata_core::config::ContextKind;
 use strata_core::{Config, DocId, Result, ResultExt};
-use strata_embed::rerank::Reranker;
-use strata_embed::Embedder;
 use strata_index::StoreRead;
 use strata_ingest::open::Roots;
 use strata_ingest::pipeline::Pipeline;
-use strata_ingest::tokenize::Tokenizer;
+use strata_model::rerank::Reranker;
+use strata_model::Embedder;
 use strata_search::{navigate, Catalog, SearchResponse, Searcher};
+use strata_text::tokenize::Tokenizer;
 
 use crate::ingest::{self, Summary};
 use crate::progress::Observer;
@@ -150,7 +150,7 @@ impl Engine {
                     None
                 }
             };
-            (tokenizer, strata_providers::choose::reranker(&config.rerank)?)
+            (tokenizer, crate::models::reranker(&config.rerank)?)
         };
         Ok(Engine {
             config,

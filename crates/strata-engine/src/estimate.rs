@@ -6,8 +6,9 @@ use std::path::Path;
 
 use serde::Serialize;
 use strata_core::{Config, Error, Result, ResultExt};
-use strata_ingest::context::{self, Usage};
+use strata_ingest::context;
 use strata_ingest::pipeline::Pipeline;
+use strata_model::context::Usage;
 
 use crate::ingest::StoreCache;
 
@@ -40,7 +41,7 @@ pub struct Estimate {
 /// predicts the calls, tokens and cost of the contexts; writes nothing.
 pub fn estimate(config: &Config, index: &Path, inputs: &[String]) -> Result<Estimate> {
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
-    let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
+    let chosen = crate::models::contextualizer(&config.context, pipeline.tokenizer().clone())?;
     let Some(contextualizer) = chosen.get() else {
         return Err(Error::user(
             "--dry-run estimates what a language model's contexts cost; [context] kind is none",

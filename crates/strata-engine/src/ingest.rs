@@ -26,14 +26,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
+use crate::models::Chosen;
 use serde::Serialize;
 use strata_core::{Config, DocId, Error, Format, Result, ResultExt};
-use strata_embed::Embedder;
 use strata_index::{Manifest, StoreRead, StoreWrite};
 use strata_ingest::context::{self, ContextCache};
 pub use strata_ingest::open::Roots;
 use strata_ingest::pipeline::{Ingested, Pipeline};
-use strata_providers::choose::Chosen;
+use strata_model::Embedder;
 
 use crate::ocr_cache::OcrCache;
 pub use crate::ocr_cache::OcrTally;
@@ -230,7 +230,7 @@ pub fn run_reporting(
     let (force, started) = (report.force, Instant::now());
     refuse_without_vectors(location, embedder)?;
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
-    let chosen = strata_providers::choose::contextualizer(&config.context, pipeline.tokenizer().clone())?;
+    let chosen = crate::models::contextualizer(&config.context, pipeline.tokenizer().clone())?;
     let store = open_for_ingest(config, location, &pipeline)?;
     let ocr_cache = Arc::new(OcrCache::new(location));
     let pipeline = match pipeline.ocrs() {

@@ -12,8 +12,8 @@
 //! - [`record`] is the per-document step after enrich (context → embed → record) that every
 //!   ingest runs: this crate's, eval's and the latency bench's; [`ingest`] is the parallel
 //!   ingest loop, [`progress`] what it shows while it runs; [`estimate`] predicts what a
-//!   language model's contexts would cost; [`models`] picks the embedder and tokenizer an
-//!   index needs.
+//!   language model's contexts would cost; [`models`] picks the embedder, tokenizer, contextualizer
+//!   and reranker an index needs.
 //! - [`Location`] is where `[store]` says the index lives. The PostgreSQL and Milvus stores
 //!   are the cargo features `postgres` and `milvus` (on by default).
 

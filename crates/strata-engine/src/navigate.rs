@@ -57,11 +57,11 @@ impl Engine {
         let snapshot = self.snapshot();
         let (stored, from) = navigate::resolve(snapshot.store(), doc, Some(node))?;
         let refs = navigate::refs(&stored, from);
-        let wanted = strata_core::number::normalize(target);
+        let wanted = strata_text::number::normalize(target);
         let hit = refs.outgoing.iter().find(|r| {
             r.reference.raw.eq_ignore_ascii_case(target)
                 || r.reference.target == wanted
-                || strata_core::number::normalize(&r.reference.raw) == wanted
+                || strata_text::number::normalize(&r.reference.raw) == wanted
         });
         let Some(hit) = hit else {
             return Err(Error::not_found(format!(

@@ -22,11 +22,12 @@ use std::time::Instant;
 use serde::Serialize;
 use strata_core::{CachedVector, ChunkVectors, Error, Result};
 use strata_embed::cache::{self, VectorCache};
-use strata_embed::Embedder;
 use strata_index::{StoreRead, StoreWrite};
-use strata_ingest::context::{self, ContextCache, Contextualizer, Situation, Usage};
+use strata_ingest::context::{self, ContextCache, Situation};
 use strata_ingest::pipeline::Ingested;
-use strata_ingest::tokenize::Tokenizer;
+use strata_model::context::{Contextualizer, Usage};
+use strata_model::Embedder;
+use strata_text::tokenize::Tokenizer;
 
 /// The step's settings: who writes contexts, who embeds, and how.
 #[derive(Clone, Copy)]
@@ -459,9 +460,9 @@ pub struct Embedded {
 #[cfg(test)]
 mod tests {
     use strata_core::{Config, Format, Source};
-    use strata_embed::{EmbedderInfo, Embeddings, Pooling};
     use strata_index::{EmbeddedStore, Manifest, StoreRead};
     use strata_ingest::pipeline::Pipeline;
+    use strata_model::{EmbedderInfo, Embeddings, Pooling};
 
     use super::*;
 

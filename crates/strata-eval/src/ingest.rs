@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 use strata_core::{Config, DocId, Document, Error, Result, Source, Span};
-use strata_embed::Embedder;
 use strata_engine::record::{ContextSink, ContextTally, RecordStep, Vectors};
 use strata_engine::Location;
 use strata_index::{Manifest, StoreWrite};
 use strata_ingest::context;
 use strata_ingest::pipeline::{Ingested, Pipeline};
+use strata_model::Embedder;
 
 use crate::align::{Alignment, CharIndex};
 use crate::dataset::{Content, Dataset, DocInput};
@@ -290,7 +290,7 @@ pub fn ingest(
         kind: ingest.context.label().parse()?,
         llm: config.context.llm.clone(),
     };
-    let chosen = strata_providers::choose::contextualizer(&context_config, pipeline.tokenizer().clone())?;
+    let chosen = strata_engine::models::contextualizer(&context_config, pipeline.tokenizer().clone())?;
     let mut cache = match (chosen.llm(), dir.parent()) {
         (Some(_), Some(parent)) => Some(FileCache::open(parent.join(CONTEXT_CACHE_FILE))?),
         _ => None,
@@ -353,7 +353,7 @@ pub fn ingest(
     }
     store.commit()?;
     if let Some(llm) = chosen.llm() {
-        use strata_ingest::context::Contextualizer;
+        use strata_model::context::Contextualizer;
         tally.finish(llm);
         stats.contexts = Some(ContextStats { contextualizer: llm.id().to_string(), tally });
     }

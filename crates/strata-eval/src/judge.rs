@@ -343,8 +343,8 @@ fn find_node(tree: &Tree, spec: &str) -> Option<NodeId> {
     if let Some(id) = spec.strip_prefix('#') {
         return by_id(id);
     }
-    let key = strata_core::number::normalize(spec);
-    match tree.find_number(&key).next() {
+    let key = strata_text::number::normalize(spec);
+    match strata_text::number::find(tree, &key).next() {
         Some(n) => Some(n.id),
         None if spec.bytes().all(|b| b.is_ascii_digit()) => by_id(spec),
         None => None,
@@ -370,8 +370,8 @@ fn find_path(tree: &Tree, path: &[String]) -> Option<NodeId> {
         let lower = have.trim().to_lowercase();
         lower == want
             || lower.strip_suffix(want).is_some_and(|head| {
-                let number = strata_core::number::from_heading(have).map(|n| n.key());
-                !head.trim().is_empty() && number == Some(strata_core::number::normalize(head))
+                let number = strata_text::number::from_heading(have).map(|n| strata_text::number::key(&n));
+                !head.trim().is_empty() && number == Some(strata_text::number::normalize(head))
             })
     };
     tree.nodes().iter().find_map(|n| {

@@ -8,8 +8,8 @@ use std::time::Instant;
 use serde::Serialize;
 use strata_core::config::SearchConfig;
 use strata_core::{Config, DocId, Error, Result};
-use strata_embed::rerank::Reranker;
-use strata_embed::Embedder;
+use strata_model::rerank::Reranker;
+use strata_model::Embedder;
 use strata_search::{Catalog, Expand, Mode, SearchHit, SearchRequest, Searcher};
 
 use crate::dataset::{Dataset, Published};

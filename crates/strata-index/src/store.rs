@@ -119,7 +119,7 @@ impl StoredChunk {
             text: chunk.span.slice(&doc.text).to_string(),
             doc_title: doc.title.clone(),
             source_path: doc.source.path.clone(),
-            number: doc.tree.get(chunk.node).and_then(|n| n.number.as_ref()).map(|n| n.key()),
+            number: doc.tree.get(chunk.node).and_then(|n| n.number.as_ref()).map(strata_text::number::key),
         }
     }
 }

@@ -28,8 +28,9 @@ use strata_core::config::ChunkConfig as StrataChunkConfig;
 use strata_core::{Config, Document};
 use strata_ingest::chunk::Chunker;
 use strata_ingest::pipeline::Pipeline;
-use strata_ingest::sentence::sentence_starts;
-use strata_ingest::tokenize::{HfTokenizer, Tokenizer};
+use strata_ingest::tokenize::HfTokenizer;
+use strata_text::sentence::sentence_starts;
+use strata_text::tokenize::Tokenizer;
 use text_splitter::{ChunkConfig, MarkdownSplitter};
 
 const MAX_TOKENS: usize = 512;

@@ -25,8 +25,8 @@ use strata_core::{
     ceil_char_boundary, floor_char_boundary, Block, BlockKind, Chunk, ChunkKind, Document, NodeId, Span,
 };
 
-use crate::sentence::sentence_starts;
-use crate::tokenize::Tokenizer;
+use strata_text::sentence::sentence_starts;
+use strata_text::tokenize::Tokenizer;
 
 /// One piece of a section: its tiling span, its overlap start and its token count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 //! - [`identity`]: what the document is (issuer, form, period) from its first pages, into
 //!   its metadata and, for a document whose own title names nothing, its title.
 //! - [`tree`]: heading marks become a [`strata_core::Tree`].
-//! - [`tokenize`] and [`sentence`]: token counting with offsets and abbreviation-aware
-//!   sentence boundaries, the two measures the chunker packs by.
+//! - [`tokenize`]: the tokenizers chunks are counted in (the trait, and sentence boundaries,
+//!   the chunker's other measure, are `strata-text`'s).
 //! - [`chunk`]: token-bounded chunks that break on headings and sentences and tile each
 //!   section's text.
 //! - [`enrich`]: chunk kinds, defined terms, cross-references.
@@ -21,6 +21,5 @@ pub mod metadata;
 pub mod open;
 pub mod pipeline;
 pub mod read;
-pub mod sentence;
 pub mod tokenize;
 pub mod tree;

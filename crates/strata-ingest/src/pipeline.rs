@@ -16,8 +16,9 @@ use crate::identity::{identify, title_is_placeholder};
 use crate::open::{self, Roots};
 use crate::read::pdf::ocr::{OcrOptions, PageCache};
 use crate::read::{reader_with, ReadError, ReadLimits};
-use crate::tokenize::{self, Tokenizer};
+use crate::tokenize;
 use crate::tree::{build_tree, keep_headings};
+use strata_text::tokenize::Tokenizer;
 
 /// A document with everything ingest found in it, ready for the index.
 pub type Ingested = DocumentRecord;

@@ -4,32 +4,15 @@
 //! tokenizes a section once and then counts the tokens of any range with two binary
 //! searches, instead of re-tokenizing candidate ranges.
 //!
-//! Two implementations: the embedding model's own `tokenizer.json` through the `tokenizers`
-//! crate ([`HfTokenizer`]), and tiktoken `cl100k_base` ([`Cl100k`]) when no model is
-//! configured.
+//! Two implementations of `strata-text`'s [`Tokenizer`] trait: the embedding model's own
+//! `tokenizer.json` through the `tokenizers` crate ([`HfTokenizer`]), and tiktoken
+//! `cl100k_base` ([`Cl100k`]) when no model is configured.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use strata_core::{Error, Result};
-
-/// Counts tokens, with offsets.
-///
-/// Contract: `token_starts` returns non-decreasing byte offsets `< text.len()`, one per
-/// token, for the text tokenized without special tokens, padding or truncation.
-pub trait Tokenizer: Send + Sync {
-    /// Identifies the tokenizer in the index manifest (`cl100k_base`,
-    /// `hf:all-MiniLM-L6-v2@1a2b3c4d`). Two tokenizers with the same id count alike.
-    fn id(&self) -> &str;
-
-    /// Byte offsets of token starts in `text`.
-    fn token_starts(&self, text: &str) -> Vec<usize>;
-
-    /// Number of tokens in `text`.
-    fn count(&self, text: &str) -> usize {
-        self.token_starts(text).len()
-    }
-}
+use strata_text::tokenize::Tokenizer;
 
 /// The tokenizer a configuration asks for: the model's `tokenizer.json` when
 /// `tokenizer.model` is set, else `cl100k_base`.

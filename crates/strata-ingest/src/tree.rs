@@ -5,7 +5,8 @@
 //! lower level, so skipped levels (h1 → h4) nest under the h1. Text before the first heading
 //! belongs to the root.
 
-use strata_core::{number, Node, NodeId, Page, PageRange, Span, Tree};
+use strata_core::{Node, NodeId, Page, PageRange, Span, Tree};
+use strata_text::number;
 
 use crate::read::HeadingMark;
 

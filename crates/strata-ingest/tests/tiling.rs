@@ -18,7 +18,8 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use strata_core::{Config, Document, Format, Source};
 use strata_ingest::pipeline::{Ingested, Pipeline};
-use strata_ingest::tokenize::{Cl100k, Tokenizer};
+use strata_ingest::tokenize::Cl100k;
+use strata_text::tokenize::Tokenizer;
 
 fn pipeline(max_tokens: usize, overlap: usize) -> Pipeline {
     let mut config = Config::default();

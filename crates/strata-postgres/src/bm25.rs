@@ -11,8 +11,9 @@
 
 use std::collections::BTreeMap;
 
+use strata_text::analyzer;
 use tantivy::fieldnorm::FieldNormReader;
-use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer};
+use tantivy::tokenizer::TextAnalyzer;
 
 /// tantivy's BM25 constants.
 pub(crate) const K1: f32 = 1.2;
@@ -60,17 +61,7 @@ pub(crate) struct Analyzers {
 
 impl Analyzers {
     pub(crate) fn new() -> Analyzers {
-        // tantivy's `en_stem` and `default`, as its `TokenizerManager` registers them.
-        let stem = TextAnalyzer::builder(SimpleTokenizer::default())
-            .filter(RemoveLongFilter::limit(40))
-            .filter(LowerCaser)
-            .filter(Stemmer::new(Language::English))
-            .build();
-        let exact = TextAnalyzer::builder(SimpleTokenizer::default())
-            .filter(RemoveLongFilter::limit(40))
-            .filter(LowerCaser)
-            .build();
-        Analyzers { stem, exact }
+        Analyzers { stem: analyzer::en_stem(), exact: analyzer::exact() }
     }
 
     /// The tokens of `text` as `field` indexes them, with their positions.

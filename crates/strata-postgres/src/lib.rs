@@ -35,6 +35,7 @@ mod schema;
 mod shards;
 mod sql;
 mod store;
+mod tables;
 
 pub use options::{redact, KeywordRanking, PgOptions};
 pub use schema::SCHEMA_VERSION;

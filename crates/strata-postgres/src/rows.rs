@@ -14,14 +14,14 @@ use strata_index::{DocSummary, StoredChunk, StoredDocument};
 
 use crate::bm25::{Analyzers, Field, FieldPostings};
 use crate::error::pg;
-use crate::schema;
+use crate::tables;
 
 fn json<T: Serialize>(value: &T) -> Result<Vec<u8>> {
     serde_json::to_vec(value).map_err(|e| Error::Internal(format!("serializing a record: {e}")))
 }
 
 pub(crate) fn delete_document(client: &mut Client, id: &str, label: &Path) -> Result<()> {
-    for table in ["strata_documents", "strata_vector_cache"].iter().chain(schema::RECORD_TABLES.iter()) {
+    for table in ["strata_documents", "strata_vector_cache"].iter().chain(tables::RECORD_TABLES.iter()) {
         client
             .execute(&format!("DELETE FROM {table} WHERE doc = $1"), &[&id])
             .map_err(pg(label, "deleting a document's records"))?;

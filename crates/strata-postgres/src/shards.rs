@@ -33,7 +33,7 @@ use strata_core::{Error, Result};
 
 use crate::error::pg;
 use crate::options;
-use crate::schema;
+use crate::tables;
 
 /// The coordinator's record tables: the columns of `RECORD_DDL`, partitioned by document.
 const PARENT_DDL: &str = r#"
@@ -82,8 +82,8 @@ pub(crate) fn create(tx: &mut Transaction<'_>, shards: &[String], label: &Path) 
                  DO $$ BEGIN
                    EXECUTE format('ALTER DATABASE %I SET hnsw.iterative_scan = %L', current_database(), 'strict_order');
                  END $$;",
-                schema::META_DDL,
-                schema::RECORD_DDL
+                tables::META_DDL,
+                tables::RECORD_DDL
             ))
             .map_err(pg(&shard_label, "creating a shard's tables"))?;
     }
@@ -118,7 +118,7 @@ pub(crate) fn create(tx: &mut Transaction<'_>, shards: &[String], label: &Path) 
             quote(dbname),
             quote(user),
         );
-        for table in schema::RECORD_TABLES {
+        for table in tables::RECORD_TABLES {
             ddl.push_str(&format!(
                 "CREATE FOREIGN TABLE {table}_s{i} PARTITION OF {table}
                      FOR VALUES WITH (MODULUS {n}, REMAINDER {i}) SERVER {server} OPTIONS (table_name {q});",
@@ -148,7 +148,7 @@ pub(crate) fn vector_ddl(shards: &[String], dim: usize, label: &Path) -> Result<
         // An index build waits for the shard's open writes; this transaction's own (through
         // postgres_fdw) would never end, so a wait is an error instead of a hang.
         client
-            .batch_execute(&format!("SET lock_timeout = '10s'; {}", schema::vector_ddl(dim)))
+            .batch_execute(&format!("SET lock_timeout = '10s'; {}", tables::vector_ddl(dim)))
             .map_err(pg(
             Path::new(&options::redact(url)),
             "creating a shard's vector indexes (if it timed out, commit the documents without vectors first)",

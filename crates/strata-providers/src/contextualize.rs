@@ -21,8 +21,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use strata_core::{Chunk, Document, Result};
-use strata_ingest::context::{structural, ContextSource, Contextualizer, Situated, Usage};
-use strata_ingest::tokenize::Tokenizer;
+use strata_model::context::{ContextSource, Contextualizer, Situated, Usage};
+use strata_text::tokenize::Tokenizer;
 
 use crate::chat::{ChatClient, Prompt, Provider};
 
@@ -64,10 +64,15 @@ fn min_cached_tokens(provider: Provider, model: &str) -> usize {
 /// Most characters of a model's context kept; a longer answer is cut at a word.
 const MAX_CONTEXT_CHARS: usize = 1200;
 
+/// What a chunk gets when the model gave it no context: the structural context
+/// (`strata_ingest::context::structural`), which the caller hands in.
+pub type Fallback = fn(&Document, &Chunk) -> String;
+
 /// A [`Contextualizer`] that asks a chat model.
 pub struct LlmContextualizer {
     client: ChatClient,
     tokenizer: Arc<dyn Tokenizer>,
+    fallback: Fallback,
     id: String,
     usage: Mutex<Usage>,
     /// The refusal that stopped the calls, when one did.
@@ -95,12 +100,14 @@ impl View {
 }
 
 impl LlmContextualizer {
-    /// A contextualizer over `client`, counting tokens with `tokenizer` (the index's).
-    pub fn new(client: ChatClient, tokenizer: Arc<dyn Tokenizer>) -> LlmContextualizer {
+    /// A contextualizer over `client`, counting tokens with `tokenizer` (the index's), that
+    /// gives a chunk the model failed `fallback`'s context.
+    pub fn new(client: ChatClient, tokenizer: Arc<dyn Tokenizer>, fallback: Fallback) -> LlmContextualizer {
         let id = format!("{}@{PROMPT_VERSION}", client.id());
         LlmContextualizer {
             client,
             tokenizer,
+            fallback,
             id,
             usage: Mutex::new(Usage::default()),
             stopped: OnceLock::new(),
@@ -269,7 +276,7 @@ impl Contextualizer for LlmContextualizer {
                     Situated { context, source: ContextSource::Model, truncated: view.truncated() }
                 }
                 None => Situated {
-                    context: structural(doc, chunk),
+                    context: (self.fallback)(doc, chunk),
                     source: ContextSource::Fallback,
                     truncated: view.truncated(),
                 },

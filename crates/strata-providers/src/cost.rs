@@ -6,7 +6,7 @@
 //! gets no cost, only token counts.
 
 use strata_core::config::Price;
-use strata_ingest::context::Usage;
+use strata_model::context::Usage;
 
 /// List prices by model id prefix (a dated id such as `claude-3-haiku-20240307` matches
 /// `claude-3-haiku`). Longer prefixes come first.

@@ -7,7 +7,7 @@
 //! An answer with no usable number is an error, and the search keeps its fused order.
 
 use strata_core::{Error, Result};
-use strata_embed::rerank::Reranker;
+use strata_model::rerank::Reranker;
 
 use crate::chat::{ChatClient, Prompt};
 

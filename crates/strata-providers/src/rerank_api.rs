@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use strata_core::config::RerankConfig;
 use strata_core::{Error, Result};
-use strata_embed::rerank::Reranker;
+use strata_model::rerank::Reranker;
 
 use crate::limiter::Limiter;
 use crate::secret::ApiKey;

@@ -1,3 +1,3 @@
 //! API keys: read from the environment, never printed (the embedder's, shared).
 
-pub use strata_embed::secret::{redact, ApiKey};
+pub use strata_http::secret::{redact, ApiKey};

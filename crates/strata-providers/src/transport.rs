@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use strata_core::Error;
-use strata_embed::http::{post_json, Credential};
+use strata_http::{post_json, Credential};
 
 use crate::limiter::Limiter;
 use crate::secret::{redact, ApiKey};
@@ -48,7 +48,7 @@ impl Policy {
     }
 }
 
-pub use strata_embed::http::Failure;
+pub use strata_http::Failure;
 
 /// Why [`Transport::send`] gave up.
 #[derive(Debug)]

@@ -22,16 +22,15 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use strata_core::config::{AuthHeader, ChatConfig, RerankConfig};
 use strata_core::{Chunk, Config, Document, DocumentRecord, Error, Format, Source};
-use strata_embed::rerank::{order, Reranker};
-use strata_ingest::context::{
-    situate, structural, ContextCache, ContextSource, Contextualizer, NoCache, Usage,
-};
+use strata_ingest::context::{situate, structural, ContextCache, NoCache};
 use strata_ingest::pipeline::Pipeline;
-use strata_ingest::tokenize::Tokenizer;
+use strata_model::context::{ContextSource, Contextualizer, Usage};
+use strata_model::rerank::{order, Reranker};
 use strata_providers::chat::{ChatClient, Prompt, Provider};
 use strata_providers::contextualize::{LlmContextualizer, CHUNK_PROMPT, DOCUMENT_PROMPT};
 use strata_providers::listwise::ListwiseReranker;
 use strata_providers::rerank_api::{ApiReranker, Flavor};
+use strata_text::tokenize::Tokenizer;
 use support::{Event, Reply, Seen, Server};
 
 // ---------------------------------------------------------------------------------------
@@ -514,7 +513,7 @@ fn contextualizer_answers_each_chunk_first_alone_then_bounded() {
         echo_context(seen)
     });
     let config = ChatConfig { concurrency: 3, ..chat_config(&server, &key_var("CTX_12", Some("ctx-key"))) };
-    let contextualizer = LlmContextualizer::new(client(Provider::Anthropic, &config), tokenizer);
+    let contextualizer = LlmContextualizer::new(client(Provider::Anthropic, &config), tokenizer, structural);
     assert_eq!(contextualizer.id(), "anthropic:test-model@1");
 
     let situated = contextualizer.contextualize(&doc, &refs(&chunks)).unwrap();
@@ -576,7 +575,7 @@ fn contextualizer_falls_back_to_structural_for_a_failing_chunk() {
         }
     });
     let config = ChatConfig { max_retries: 1, ..chat_config(&server, &key_var("CTX_13", None)) };
-    let contextualizer = LlmContextualizer::new(client(Provider::Anthropic, &config), tokenizer);
+    let contextualizer = LlmContextualizer::new(client(Provider::Anthropic, &config), tokenizer, structural);
 
     let situated = contextualizer.contextualize(&doc, &refs(&chunks)).unwrap();
     for (i, (chunk, s)) in chunks.iter().zip(&situated).enumerate() {
@@ -608,6 +607,7 @@ fn a_refused_key_stops_the_calls_after_the_first() {
     let contextualizer = LlmContextualizer::new(
         client(Provider::Anthropic, &chat_config(&server, &key_var("CTX_STOP", Some("bad")))),
         tokenizer,
+        structural,
     );
     let situated = contextualizer.contextualize(&doc, &refs(&chunks)).unwrap();
     assert!(situated.iter().all(|s| s.source == ContextSource::Fallback));
@@ -625,7 +625,8 @@ fn contextualizer_cuts_a_long_document_keeping_both_ends() {
     assert!(tokens > 3000, "the document has {tokens} tokens");
     let server = Server::start(|_, seen| echo_context(seen));
     let config = ChatConfig { window_tokens: 1024, ..chat_config(&server, &key_var("CTX_14", None)) };
-    let contextualizer = LlmContextualizer::new(client(Provider::Anthropic, &config), tokenizer.clone());
+    let contextualizer =
+        LlmContextualizer::new(client(Provider::Anthropic, &config), tokenizer.clone(), structural);
 
     let situated = contextualizer.contextualize(&doc, &refs(&chunks)).unwrap();
     assert!(situated.iter().all(|s| s.truncated && s.source == ContextSource::Model));
@@ -651,8 +652,11 @@ fn situate_reuses_cached_contexts_and_another_model_misses_them() {
     let n = chunks.len();
     let server = Server::start(|_, seen| echo_context(seen));
     let var = key_var("CTX_15", None);
-    let first =
-        LlmContextualizer::new(client(Provider::Anthropic, &chat_config(&server, &var)), tokenizer.clone());
+    let first = LlmContextualizer::new(
+        client(Provider::Anthropic, &chat_config(&server, &var)),
+        tokenizer.clone(),
+        structural,
+    );
 
     let mut cache = MemCache::default();
     let mut written = chunks.clone();
@@ -678,7 +682,7 @@ fn situate_reuses_cached_contexts_and_another_model_misses_them() {
     assert_eq!(contexts(&reread), contexts(&written));
 
     let other_config = ChatConfig { model: "other-model".into(), ..chat_config(&server, &var) };
-    let other = LlmContextualizer::new(client(Provider::Anthropic, &other_config), tokenizer);
+    let other = LlmContextualizer::new(client(Provider::Anthropic, &other_config), tokenizer, structural);
     let mut fresh = chunks.clone();
     let situation = situate(&other, &cache, &doc, &mut fresh).unwrap();
     assert_eq!((situation.cached, situation.written), (0, n), "another model reuses nothing");
@@ -701,8 +705,11 @@ fn estimates_make_no_request_and_count_the_document_once() {
     let per_chunk: u64 =
         chunks.iter().map(|c| (tokenizer.count(CHUNK_PROMPT) + c.tokens as usize) as u64).sum();
 
-    let anthropic =
-        LlmContextualizer::new(client(Provider::Anthropic, &chat_config(&server, &var)), tokenizer.clone());
+    let anthropic = LlmContextualizer::new(
+        client(Provider::Anthropic, &chat_config(&server, &var)),
+        tokenizer.clone(),
+        structural,
+    );
     let usage = anthropic.estimate(&doc, &refs(&chunks));
     assert_eq!(
         usage,
@@ -715,8 +722,11 @@ fn estimates_make_no_request_and_count_the_document_once() {
         }
     );
 
-    let openai =
-        LlmContextualizer::new(client(Provider::OpenAi, &chat_config(&server, &var)), tokenizer.clone());
+    let openai = LlmContextualizer::new(
+        client(Provider::OpenAi, &chat_config(&server, &var)),
+        tokenizer.clone(),
+        structural,
+    );
     let usage = openai.estimate(&doc, &refs(&chunks));
     assert_eq!(
         usage,

@@ -29,7 +29,7 @@
 //! index's tokenizer, recounted after packing, so it is exact; packing never exceeds the
 //! budget.
 
-use strata_ingest::tokenize::Tokenizer;
+use strata_text::tokenize::Tokenizer;
 
 use crate::request::Order;
 use crate::response::{Context, SearchResponse};

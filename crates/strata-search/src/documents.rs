@@ -31,9 +31,9 @@ use serde_json::Value;
 use strata_core::config::NameEvidence;
 use strata_core::{DocId, DocumentProfile, Result};
 use strata_index::{DocSummary, StoreRead};
+use strata_text::analyzer::{en_stem, terms};
 use tantivy::tokenizer::TextAnalyzer;
 
-use crate::highlight::{analyzer, terms};
 use crate::within::holds;
 
 /// The weight of the `lead` field against `name` and `period`.
@@ -174,7 +174,7 @@ pub struct DocumentRanking {
 impl DocumentIndex {
     /// The index of `docs`' profiles.
     pub fn new(docs: &[DocSummary]) -> DocumentIndex {
-        let mut analyzer = analyzer();
+        let mut analyzer = en_stem();
         let profiles: Vec<&DocumentProfile> = docs.iter().map(|d| &d.profile).collect();
         let field = |f: fn(&DocumentProfile) -> &String, weight, a: &mut TextAnalyzer| {
             Field::new(profiles.iter().map(|p| f(p).clone()), weight, a)
@@ -265,7 +265,7 @@ impl DocumentIndex {
     /// finds the paper through the documents stage, and the exact leg does not pin the one
     /// chunk that repeats the title first for every question about it.
     pub fn is_title(&self, phrase: &str) -> bool {
-        let mut analyzer = analyzer();
+        let mut analyzer = en_stem();
         let words = distinctive(&mut analyzer, phrase);
         if words.is_empty() {
             return false;
@@ -300,7 +300,7 @@ impl DocumentIndex {
         for title in titles {
             rest = rest.replace(&format!("\"{title}\""), " ").replace(&format!("“{title}”"), " ");
         }
-        let mut analyzer = analyzer();
+        let mut analyzer = en_stem();
         let words: Vec<&str> = rest.split_whitespace().collect();
         let mut kept = Vec::with_capacity(words.len());
         let mut i = 0;
@@ -438,7 +438,7 @@ pub fn query_terms(query: &str) -> Vec<String> {
         }
     }
     let latest = years.iter().copied().max();
-    let mut analyzer = analyzer();
+    let mut analyzer = en_stem();
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     let extra = extra.into_iter().flat_map(|e| terms(&mut analyzer, &e)).collect::<Vec<_>>();

@@ -347,7 +347,7 @@ fn cite_section_holding(hit: &mut SearchHit, document: &strata_core::Document, s
             if node.id.to_string() != hit.node_id {
                 hit.node_id = node.id.to_string();
                 hit.heading_path = tree.heading_path(node.id);
-                hit.section_number = node.number.as_ref().map(|n| n.key());
+                hit.section_number = node.number.as_ref().map(strata_text::number::key);
             }
             return;
         }

@@ -20,10 +20,10 @@ use std::sync::{Arc, Mutex};
 
 use strata_core::{DocId, NodeId, Result, Tree};
 use strata_index::StoreRead;
+use strata_text::analyzer::{en_stem, terms};
 use tantivy::tokenizer::TextAnalyzer;
 
 use crate::documents::is_stop_word;
-use crate::highlight::{analyzer, terms};
 use crate::metas::Metas;
 
 /// The share of a heading's weight a query must hold to name its section: more than two
@@ -55,7 +55,7 @@ impl DocumentHeadings {
     /// The weighted heading terms of every node of `tree` (the root's title is the
     /// document's, which the documents stage already weighs, so it has none).
     pub fn of(tree: &Tree) -> DocumentHeadings {
-        let mut analyzer = analyzer();
+        let mut analyzer = en_stem();
         let mut nodes: Vec<(Option<NodeId>, Vec<String>)> = tree
             .nodes()
             .iter()
@@ -141,7 +141,7 @@ fn heading_terms(analyzer: &mut TextAnalyzer, title: &str) -> Vec<String> {
 
 /// The query's stemmed words, as the headings' are stemmed.
 pub fn query_terms(query: &str) -> HashSet<String> {
-    terms(&mut analyzer(), query).into_iter().collect()
+    terms(&mut en_stem(), query).into_iter().collect()
 }
 
 /// Each document's [`DocumentHeadings`], read from its tree the first time a query needs

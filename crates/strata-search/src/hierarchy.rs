@@ -43,19 +43,7 @@ use strata_index::StoreRead;
 
 use crate::fuse::{Fused, Fusion, Leg, LegRank};
 use crate::headings::{query_terms, Headings};
-use crate::retrieve::Retrieved;
-
-/// A section: a document and one of its nodes.
-pub type SectionKey = (DocId, NodeId);
-
-/// One section leg's list: sections best first, and the leg's weight.
-#[derive(Debug, Clone)]
-pub struct SectionList {
-    /// Weight in the fusion.
-    pub weight: f64,
-    /// Sections, best first.
-    pub sections: Vec<SectionKey>,
-}
+use crate::retrieve::{Retrieved, SectionKey};
 
 /// The sections of a query's candidate chunks and what each section adds to its chunks.
 ///

@@ -18,8 +18,10 @@
 use std::collections::{BTreeMap, HashSet};
 
 use strata_core::{Result, Span};
-use strata_embed::Embedder;
-use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer};
+use strata_model::Embedder;
+use strata_text::analyzer::{en_stem, terms};
+
+use crate::response::Highlight;
 
 /// Dense sentence scoring: the query vector, the embedder that made it, and the most
 /// sentences to embed per search.
@@ -54,42 +56,12 @@ pub fn highlight_hits(
     Ok(())
 }
 
-/// One highlighted sentence.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Highlight {
-    /// Byte span in the document's text.
-    pub span: Span,
-    /// The sentence, trimmed.
-    pub text: String,
-    /// Its score: the dense inner product plus the BM25 tie-break, or BM25 alone.
-    pub score: f32,
-}
-
 /// A passage to highlight: its text and where it starts in the document.
 pub struct Passage<'a> {
     /// The passage's text.
     pub text: &'a str,
     /// Byte offset of `text` in the document.
     pub start: usize,
-}
-
-/// The English stemming analyzer, as the keyword leg's `en_stem`.
-pub(crate) fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
-        .filter(LowerCaser)
-        .filter(Stemmer::new(Language::English))
-        .build()
-}
-
-pub(crate) fn terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
-    let mut stream = analyzer.token_stream(text);
-    let mut out = Vec::new();
-    while let Some(t) = stream.next() {
-        out.push(t.text.clone());
-    }
-    out
 }
 
 /// Scores the sentences of `passages` against `query` and returns up to `per_hit`
@@ -104,7 +76,7 @@ pub fn highlight(
     if per_hit == 0 {
         return Ok(passages.iter().map(|_| Vec::new()).collect());
     }
-    let mut analyzer = analyzer();
+    let mut analyzer = en_stem();
     let query_terms: HashSet<String> = terms(&mut analyzer, query).into_iter().collect();
     // Sentences of every passage, with their terms.
     struct Sentence {
@@ -115,7 +87,7 @@ pub fn highlight(
     let mut sentences = Vec::new();
     for (p, passage) in passages.iter().enumerate() {
         let whole = Span::new(0, passage.text.len());
-        for s in strata_ingest::sentence::sentences(passage.text, whole) {
+        for s in strata_text::sentence::sentences(passage.text, whole) {
             let text = s.slice(passage.text);
             let trimmed = text.trim();
             if trimmed.len() < MIN_SENTENCE_BYTES {
@@ -279,20 +251,20 @@ mod tests {
 
     /// Scores a sentence 1 when it mentions "thirty", else 0, and keeps what it embedded.
     struct Thirty {
-        info: strata_embed::EmbedderInfo,
+        info: strata_model::EmbedderInfo,
         seen: std::sync::Mutex<Vec<String>>,
     }
 
     impl Embedder for Thirty {
-        fn info(&self) -> &strata_embed::EmbedderInfo {
+        fn info(&self) -> &strata_model::EmbedderInfo {
             &self.info
         }
-        fn embed_passages(&self, texts: &[&str]) -> Result<strata_embed::Embeddings> {
+        fn embed_passages(&self, texts: &[&str]) -> Result<strata_model::Embeddings> {
             self.seen.lock().unwrap().extend(texts.iter().map(|t| t.to_string()));
             let rows = texts.iter().map(|t| if t.contains("thirty") { 1.0 } else { 0.0 }).collect();
-            Ok(strata_embed::Embeddings::new(1, rows))
+            Ok(strata_model::Embeddings::new(1, rows))
         }
-        fn embed_queries(&self, texts: &[&str]) -> Result<strata_embed::Embeddings> {
+        fn embed_queries(&self, texts: &[&str]) -> Result<strata_model::Embeddings> {
             self.embed_passages(texts)
         }
     }
@@ -303,11 +275,11 @@ mod tests {
         let second = "Retention of logs is ninety days. Logs are kept thirty days in hot storage.";
         let passages = [Passage { text: first, start: 0 }, Passage { text: second, start: 1000 }];
         let thirty = |sentences| Thirty {
-            info: strata_embed::EmbedderInfo {
+            info: strata_model::EmbedderInfo {
                 model_id: "thirty".into(),
                 dim: 1,
                 max_seq_len: 16,
-                pooling: strata_embed::Pooling::Mean,
+                pooling: strata_model::Pooling::Mean,
                 tokenizer: None,
                 query_prefix: String::new(),
                 passage_prefix: String::new(),

@@ -8,7 +8,7 @@
 //!   trait, and relative score fusion ([`fuse::WeightedScore`]); identifier hits pinned first.
 //!   [`weigh`] first scales the keyword and dense weights by how firmly each list commits to
 //!   its top (`[search] leg_evidence`).
-//! - [`rerank`]: the top fused candidates reordered by a [`strata_embed::rerank::Reranker`]
+//! - [`rerank`]: the top fused candidates reordered by a [`strata_model::rerank::Reranker`]
 //!   (a local cross-encoder, a rerank API, or a chat model listwise).
 //! - [`hierarchy`]: hierarchical mode lifts the chunks of the sections whose headings the
 //!   query names ([`headings`]), then returns the best chunks, a few per section.

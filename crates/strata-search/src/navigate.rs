@@ -8,6 +8,7 @@ use strata_core::{
     Definition, DocId, Document, Error, LineRange, Node, NodeId, PageRange, Reference, Result, Span,
 };
 use strata_index::{StoreRead, StoredDocument};
+use strata_text::number;
 
 /// Resolves `DOC`: a document id, or a part of a source path that names one document.
 pub fn resolve_doc(store: &dyn StoreRead, doc: &str) -> Result<DocId> {
@@ -58,7 +59,7 @@ pub fn resolve(store: &dyn StoreRead, doc: &str, node: Option<&str>) -> Result<(
     } else {
         None
     }
-    .or_else(|| tree.find_number(&strata_core::number::normalize(node)).next().map(|n| n.id))
+    .or_else(|| number::find(tree, &number::normalize(node)).next().map(|n| n.id))
     .or_else(|| NodeId::parse(node).filter(|n| tree.get(*n).is_some()));
     match found {
         Some(n) => Ok((stored, n)),

@@ -8,7 +8,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use serde::Serialize;
-use strata_core::{normalize_term, number};
+use strata_core::normalize_term;
+use strata_text::number;
 
 /// A section identifier found in a query.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -14,8 +14,8 @@
 use std::collections::HashMap;
 
 use strata_core::{ChunkId, Result};
-use strata_embed::rerank::{order, Reranker};
 use strata_index::StoreRead;
+use strata_model::rerank::{order, Reranker};
 
 use crate::fuse::{Fused, Leg, LegRank};
 

@@ -7,7 +7,6 @@ use serde::Serialize;
 use strata_core::{ChunkId, ChunkKind, LineRange, PageRange, Span};
 
 use crate::fuse::{Leg, LegRank};
-use crate::highlight::Highlight;
 use crate::plan::Plan;
 use crate::request::Mode;
 
@@ -112,6 +111,18 @@ impl SearchHit {
         let said = self.heading_path.last().map(String::as_str) == Some(heading) || heading == self.doc_title;
         (!said).then_some(heading)
     }
+}
+
+/// One highlighted sentence.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Highlight {
+    /// Byte span in the document's text.
+    pub span: Span,
+    /// The sentence, trimmed.
+    pub text: String,
+    /// Its score: the dense inner product plus the BM25 tie-break, or BM25 alone.
+    pub score: f32,
 }
 
 /// A definition attached to a response.

@@ -12,20 +12,31 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use strata_core::config::LegWeights;
-use strata_core::number;
-use strata_core::{ChunkId, Error, Result};
-use strata_embed::Embedder;
+use strata_core::{ChunkId, DocId, Error, NodeId, Result};
 use strata_index::{Filter, LegHit, SectionHit, StoreRead, StoredChunk};
+use strata_model::Embedder;
+use strata_text::number;
 
 use crate::documents::DocumentHit;
 use crate::fuse::{Leg, RankedList};
-use crate::hierarchy::SectionList;
 use crate::plan::Plan;
 use crate::request::{Mode, SearchRequest};
 use crate::response::Timings;
 
 /// How many candidates each leg contributes to fusion, at least.
 pub const LEG_DEPTH: usize = 100;
+
+/// A section: a document and one of its nodes.
+pub type SectionKey = (DocId, NodeId);
+
+/// One section leg's list: sections best first, and the leg's weight.
+#[derive(Debug, Clone)]
+pub struct SectionList {
+    /// Weight in the fusion.
+    pub weight: f64,
+    /// Sections, best first.
+    pub sections: Vec<SectionKey>,
+}
 
 /// What the retrieve stage hands on.
 pub struct Retrieved {

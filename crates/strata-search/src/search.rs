@@ -13,10 +13,10 @@ use std::time::Instant;
 
 use strata_core::config::{HeadingScope, SearchConfig};
 use strata_core::{DocId, Error, Result};
-use strata_embed::rerank::Reranker;
-use strata_embed::Embedder;
 use strata_index::StoreRead;
-use strata_ingest::tokenize::Tokenizer;
+use strata_model::rerank::Reranker;
+use strata_model::Embedder;
+use strata_text::tokenize::Tokenizer;
 
 use crate::documents::{DocumentHit, DocumentIndex, Stage};
 use crate::expand::{self, Docs, Expanded};

@@ -5,13 +5,13 @@
 //!   body after it, so that no front-end runs `2.2 Renewal` into the sentence below it.
 //! - **No markup.** A Markdown document's text is its source; its hits' text and highlights
 //!   lose the marks (`### `, `**`, link targets, code ticks; see
-//!   [`strata_ingest::read::markdown::plain`]), and so does the context block built from them.
+//!   [`strata_text::markdown::plain`]), and so does the context block built from them.
 //!   A highlight that is the heading itself is dropped: the heading is shown already.
 //!
 //! Spans keep pointing at the source: `span` is still the whole passage, heading included.
 
 use strata_core::{Format, NodeId, Result, Span};
-use strata_ingest::read::markdown::plain;
+use strata_text::markdown::plain;
 
 use crate::expand::Docs;
 use crate::response::SearchHit;

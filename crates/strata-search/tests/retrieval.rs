@@ -36,9 +36,10 @@ use proptest::prelude::*;
 use strata_core::config::{HeadingScope, NameDrop, SearchConfig};
 use strata_core::NodeId;
 use strata_index::{EmbeddedStore, Filter, StoreRead};
-use strata_ingest::tokenize::{Cl100k, Tokenizer};
+use strata_ingest::tokenize::Cl100k;
 use strata_search::fuse::Leg;
 use strata_search::{navigate, Expand, Mode, SearchRequest, SearchResponse, Searcher, Unit};
+use strata_text::tokenize::Tokenizer;
 
 mod common;
 use common::{ingest_lexical, shared, Ingested};

@@ -1,4 +1,5 @@
-//! The HTTP application: routes, their state, and the layers around them.
+//! The HTTP application: the routes and the layers around them (their state is
+//! [`crate::state::AppState`]).
 //!
 //! From the outside in: a request id (`x-request-id`, set when absent and echoed back), the
 //! `Authorization` header marked sensitive (never logged), a tracing span per request,
@@ -6,15 +7,13 @@
 //! and the web page (`/`, `/ui/*`: code only, see [`crate::ui`]) open, and behind the API key check everything else: `/v1/*`, `/metrics` and `/openapi.json` under the request timeout, and `/mcp`
 //! (streamable HTTP, long-lived) without it.
 
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::{header, HeaderName, Request, StatusCode};
 use axum::routing::get;
 use axum::{middleware, Json, Router};
-use strata_engine::Engine;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
 use tower_http::timeout::TimeoutLayer;
@@ -24,70 +23,17 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::auth::{self, Keys};
+use crate::auth;
 use crate::error::ApiError;
-use crate::jobs::Jobs;
-use crate::metrics::{self, Metrics};
+use crate::metrics;
 use crate::openapi::ApiDoc;
-use crate::paths::Roots;
 use crate::routes::{documents, navigate, ops, search, source};
+use crate::state::AppState;
 use crate::ui;
 
-/// What every handler can reach.
-#[derive(Clone)]
-pub struct AppState {
-    /// The index and its models.
-    pub engine: Arc<Engine>,
-    pub(crate) keys: Arc<Keys>,
-    pub(crate) roots: Arc<Roots>,
-    pub(crate) jobs: Arc<Jobs>,
-    pub(crate) metrics: Arc<Metrics>,
-    /// Searches computed at once (`[serve] max_concurrent_searches`), shared with `/mcp`.
-    pub(crate) searches: Arc<tokio::sync::Semaphore>,
-    pub(crate) uploads: PathBuf,
-    pub(crate) max_query_chars: usize,
-    /// Listening on loopback: only loopback `Host` names are answered.
-    pub(crate) loopback: bool,
-    pub(crate) started: Instant,
-}
-
-impl AppState {
-    /// The state for `engine`, with the limits, keys and roots of its `[serve]` config.
-    pub fn new(engine: Arc<Engine>) -> strata_core::Result<AppState> {
-        let serve = &engine.config().serve;
-        Ok(AppState {
-            keys: Arc::new(Keys::new(&serve.keys()?)),
-            roots: Arc::new(Roots::new(&serve.roots)?),
-            jobs: Arc::new(Jobs::open(
-                engine.index().join("jobs.json"),
-                serve.max_ingest_jobs,
-                serve.keep_jobs,
-            )),
-            metrics: Arc::new(Metrics::default()),
-            searches: Arc::new(tokio::sync::Semaphore::new(serve.search_slots())),
-            uploads: engine.index().join("uploads"),
-            max_query_chars: serve.max_query_chars,
-            loopback: true,
-            started: Instant::now(),
-            engine,
-        })
-    }
-
-    /// Refuses a query (or term) longer than `[serve] max_query_chars`.
-    pub(crate) fn check_query(&self, query: &str) -> Result<(), ApiError> {
-        check_query(self.max_query_chars, query)
-    }
-}
-
-/// Refuses a query (or term) longer than `max` characters.
-pub(crate) fn check_query(max: usize, query: &str) -> Result<(), ApiError> {
-    let chars = query.chars().count();
-    if chars > max {
-        return Err(ApiError::bad_request(format!(
-            "the query is {chars} characters, more than this server's {max} ([serve] max_query_chars)"
-        )));
-    }
-    Ok(())
+/// The whole OpenAPI document of the HTTP API.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    parts().2
 }
 
 /// The routes behind the API key and the open ones (`/healthz`), with the OpenAPI document of
@@ -129,7 +75,7 @@ pub fn router(state: AppState, mcp: Option<Router<AppState>>) -> Router {
     if let Some(mcp) = mcp {
         protected = protected.merge(mcp);
     }
-    let protected = protected.layer(middleware::from_fn_with_state(state.clone(), auth::require_key));
+    let protected = protected.layer(middleware::from_fn_with_state(state.keys.clone(), auth::require_key));
 
     let request_id = HeaderName::from_static("x-request-id");
     let loopback = state.loopback;
@@ -137,7 +83,7 @@ pub fn router(state: AppState, mcp: Option<Router<AppState>>) -> Router {
     let app = if loopback { app.layer(middleware::from_fn(auth::require_loopback_host)) } else { app };
     app
         .fallback(|| async { ApiError::not_found("no such route; GET /openapi.json lists them") })
-        .layer(middleware::from_fn_with_state(state.clone(), metrics::track))
+        .layer(middleware::from_fn_with_state(state.metrics.clone(), metrics::track))
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(
             TraceLayer::new_for_http()

@@ -9,6 +9,8 @@
 //! them, so that a new tool is classified before it ships). Anything else, ingest, upload and
 //! removal today and any route added later, needs a write key and answers 403 to a read one.
 
+use std::sync::Arc;
+
 use axum::extract::{Request, State};
 use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
@@ -16,7 +18,6 @@ use axum::response::{IntoResponse, Response};
 use strata_core::config::{ApiKey, KeyScope};
 use subtle::{Choice, ConstantTimeEq};
 
-use crate::app::AppState;
 use crate::error::ApiError;
 
 /// The accepted keys: hashes, each with its scope.
@@ -89,8 +90,8 @@ pub struct Caller(u64);
 
 /// Middleware: lets a request through with a valid key (or when none is configured), its
 /// [`Caller`] in the request's extensions.
-pub async fn require_key(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    if state.keys.is_open() {
+pub async fn require_key(State(keys): State<Arc<Keys>>, mut request: Request, next: Next) -> Response {
+    if keys.is_open() {
         return next.run(request).await;
     }
     let given = request
@@ -102,7 +103,7 @@ pub async fn require_key(State(state): State<AppState>, mut request: Request, ne
     let Some(given) = given else {
         return unauthorized("this server needs an API key: send Authorization: Bearer KEY");
     };
-    let (scope, caller) = state.keys.check(given);
+    let (scope, caller) = keys.check(given);
     request.extensions_mut().insert(caller);
     match scope {
         Some(KeyScope::Write) => next.run(request).await,

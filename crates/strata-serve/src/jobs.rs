@@ -18,54 +18,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
 use strata_engine::ingest::{Roots, Summary};
 use strata_engine::{Engine, IngestOptions};
 
 use crate::error::ApiError;
-use crate::journal::{Entry, Journal};
-
-/// Where a job is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum JobState {
-    /// Accepted, not started yet.
-    Queued,
-    /// Started: ingesting, or waiting for the writer while another job or a removal writes.
-    Running,
-    /// Finished; `summary` tells file by file (some files may have failed).
-    Done,
-    /// The ingest could not run at all; `error` says why.
-    Failed,
-}
-
-/// An ingest job.
-#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Job {
-    /// Job id: `job-` and 16 random hex digits, never given twice.
-    pub id: String,
-    /// Where it is.
-    pub state: JobState,
-    /// What it ingests.
-    pub inputs: Vec<String>,
-    /// Re-index unchanged files too.
-    pub force: bool,
-    /// Unix seconds.
-    pub submitted: u64,
-    /// Unix seconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finished: Option<u64>,
-    /// The ingest summary (`strata ingest --json`), when done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<strata_engine::ingest::Summary>)]
-    pub summary: Option<Arc<serde_json::Value>>,
-    /// Why the ingest could not run, when it failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// What happened to the job besides its ingest: taken up again after a restart.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
+use crate::journal::{Entry, Job, JobState, Journal};
 
 /// The job table.
 pub struct Jobs {

@@ -1,16 +1,57 @@
-//! The job table on disk, `INDEX/jobs.json`: the jobs a server accepted outlive it, so an
-//! upload accepted before a crash is resumed at the next start, and a client polling a job
-//! is never told about another one.
+//! A job as clients see it ([`Job`]), and the job table on disk, `INDEX/jobs.json`: the jobs
+//! a server accepted outlive it, so an upload accepted before a crash is resumed at the next
+//! start, and a client polling a job is never told about another one.
 //!
 //! The whole table is written at every change of a job's state: to a temporary file in the
 //! same folder, synced, then renamed over the old one, so a crash leaves either table whole.
 //! It holds `[serve] keep_jobs` finished jobs at most, a few kilobytes each.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::jobs::Job;
+/// Where a job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    /// Accepted, not started yet.
+    Queued,
+    /// Started: ingesting, or waiting for the writer while another job or a removal writes.
+    Running,
+    /// Finished; `summary` tells file by file (some files may have failed).
+    Done,
+    /// The ingest could not run at all; `error` says why.
+    Failed,
+}
+
+/// An ingest job.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Job {
+    /// Job id: `job-` and 16 random hex digits, never given twice.
+    pub id: String,
+    /// Where it is.
+    pub state: JobState,
+    /// What it ingests.
+    pub inputs: Vec<String>,
+    /// Re-index unchanged files too.
+    pub force: bool,
+    /// Unix seconds.
+    pub submitted: u64,
+    /// Unix seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished: Option<u64>,
+    /// The ingest summary (`strata ingest --json`), when done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<strata_engine::ingest::Summary>)]
+    pub summary: Option<Arc<serde_json::Value>>,
+    /// Why the ingest could not run, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What happened to the job besides its ingest: taken up again after a restart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
 
 /// A job as the journal keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -103,7 +144,6 @@ fn write_whole(path: &Path, saved: &Saved) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::JobState;
 
     fn job(id: &str) -> Job {
         Job {

@@ -23,10 +23,11 @@ mod openapi;
 mod paths;
 mod routes;
 mod server;
+mod state;
 pub mod ui;
 mod uploads;
 
-pub use app::{router, AppState};
+pub use app::{openapi, router};
 pub use error::ErrorBody;
-pub use openapi::openapi;
 pub use server::{cancel_on_signal, run_http, run_stdio, runtime, serve, Listen};
+pub use state::AppState;

@@ -3,14 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-
-use crate::app::AppState;
 
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 12] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
@@ -111,7 +109,7 @@ fn escape(s: &str) -> String {
 
 /// Middleware: counts every request under its route pattern (`/v1/documents/{id}/tree`),
 /// never its concrete path, so ids do not explode the label set.
-pub async fn track(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
     let route = request
         .extensions()
         .get::<MatchedPath>()
@@ -125,7 +123,7 @@ pub async fn track(State(state): State<AppState>, request: Request, next: Next) 
     };
     let started = Instant::now();
     let response = next.run(request).await;
-    state.metrics.observe(&method, &route, response.status().as_u16(), started.elapsed().as_secs_f64());
+    metrics.observe(&method, &route, response.status().as_u16(), started.elapsed().as_secs_f64());
     response
 }
 

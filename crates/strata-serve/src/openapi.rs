@@ -30,8 +30,3 @@ impl Modify for BearerAuth {
         components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
     }
 }
-
-/// The whole OpenAPI document of the HTTP API.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    crate::app::parts().2
-}

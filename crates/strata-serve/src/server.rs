@@ -11,8 +11,9 @@ use hyper_util::service::TowerToHyperService;
 use strata_core::{Error, Result};
 use tokio_util::sync::CancellationToken;
 
-use crate::app::{router, AppState};
+use crate::app::router;
 use crate::mcp;
+use crate::state::AppState;
 
 /// Where and how to listen.
 #[derive(Debug, Clone)]

@@ -29,7 +29,8 @@ use tokenizers::{Encoding, Tokenizer, TruncationDirection, TruncationParams, Tru
 
 pub use self::graph::Precision;
 use crate::folder::{ModelFolder, Weights};
-use crate::{l2_normalize, locate, Embedder, EmbedderInfo, Embeddings, Pooling};
+use crate::locate;
+use strata_model::{l2_normalize, Embedder, EmbedderInfo, Embeddings, Pooling};
 
 /// How a local model runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,10 +19,10 @@ use ort::value::Tensor;
 use strata_core::{Error, Result};
 use tokenizers::{EncodeInput, Encoding, Tokenizer};
 
-use super::Reranker;
 use crate::folder::ModelFolder;
 use crate::local::graph::{self, Head};
 use crate::local::{safetensors_of, session, tokenizer_for, LocalOptions, Precision};
+use strata_model::rerank::Reranker;
 
 /// Most tokens of a pair, as CrossEncoder's `max_length` (the model's `model_max_length`).
 pub const MAX_PAIR_TOKENS: usize = 512;

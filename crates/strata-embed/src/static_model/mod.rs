@@ -21,7 +21,7 @@ use strata_core::{Error, Result};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use crate::folder::model_id_of;
-use crate::{l2_normalize, Embedder, EmbedderInfo, Embeddings, Pooling};
+use strata_model::{l2_normalize, Embedder, EmbedderInfo, Embeddings, Pooling};
 
 pub use distill::{distill, DistillOptions, Distilled};
 

@@ -219,7 +219,7 @@ impl RecordBuilder {
         let references: Vec<Reference> = refs
             .into_iter()
             .map(|r| {
-                let resolved = tree.find_number(&r.target).next().map(|n| n.id);
+                let resolved = strata_text::number::find(&tree, &r.target).next().map(|n| n.id);
                 Reference {
                     raw: r.raw,
                     span: r.span,

@@ -271,7 +271,7 @@ impl EmbeddedStore {
             d.add_u64(last, node.pages.last as u64);
         }
         if let Some(number) = doc.tree.get(profile.node).and_then(|n| n.number.as_ref()) {
-            d.add_text(f.numbers, number.key());
+            d.add_text(f.numbers, strata_text::number::key(number));
         }
         d
     }

@@ -17,7 +17,7 @@
 
 use strata_core::{floor_char_boundary, BlockKind, Chunk, Document, Result, Span};
 
-use super::{ContextSource, Contextualizer, Situated};
+use strata_model::context::{ContextSource, Contextualizer, Situated};
 
 /// Longest context, in bytes (about 64 tokens of English). The dense leg embeds the context
 /// in place of the chunk's overlap, whose 64 tokens the chunk size leaves room for in the
@@ -130,7 +130,7 @@ fn lead(doc: &Document, node: &strata_core::Node, chunk: Span) -> Option<String>
     }
     let scan = floor_char_boundary(&doc.text, (start + LEAD_SCAN).min(body.end));
     let window = &doc.text[start..scan];
-    let starts = crate::sentence::sentence_starts(window);
+    let starts = strata_text::sentence::sentence_starts(window);
     let end = starts
         .iter()
         .copied()

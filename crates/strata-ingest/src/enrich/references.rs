@@ -16,7 +16,8 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use strata_core::{floor_char_boundary, number, Document, NodeId, Reference, SectionNumber, Span};
+use strata_core::{floor_char_boundary, Document, NodeId, Reference, SectionNumber, Span};
+use strata_text::number;
 
 /// Integer ranges (`sections 101 through 105`) up to this many items are expanded.
 pub const MAX_RANGE: u64 = 50;
@@ -283,7 +284,7 @@ fn read_reference(
         for (k, number) in keys.iter().enumerate() {
             let key = match kind {
                 Head::Relative => format!("{}{}", prefix.as_deref().unwrap_or(""), number::normalize(number)),
-                Head::Unit => SectionNumber { number: number.clone(), unit: unit.clone() }.key(),
+                Head::Unit => number::key(&SectionNumber { number: number.clone(), unit: unit.clone() }),
                 _ => number::normalize(number),
             };
             // Spans: the first item carries the head; range items the whole range.
@@ -433,7 +434,7 @@ impl NumberIndex {
         let mut self_title = None;
         for n in doc.tree.nodes() {
             let Some(num) = &n.number else { continue };
-            by_key.entry(num.key()).or_default().push((n.id, n.heading.start));
+            by_key.entry(number::key(num)).or_default().push((n.id, n.heading.start));
             if self_title.is_none()
                 && num.unit.as_deref() == Some("title")
                 && n.parent == Some(NodeId::ROOT)
@@ -476,7 +477,7 @@ fn enclosing_section(doc: &Document, offset: usize) -> Option<String> {
     let mut at = doc.tree.get(doc.tree.node_at(offset));
     while let Some(n) = at {
         if let Some(num) = n.number.as_ref().filter(|num| num.unit.is_none()) {
-            return Some(num.key());
+            return Some(number::key(num));
         }
         at = n.parent.and_then(|p| doc.tree.get(p));
     }

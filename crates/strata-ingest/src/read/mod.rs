@@ -32,7 +32,7 @@ pub struct HeadingMark {
     /// The heading in [`Parsed::text`] (the whole heading line or element).
     pub span: Span,
     /// Section number, when the heading has one. Readers that know better than
-    /// [`strata_core::number::from_heading`] (plain-text RFC numbering) set it; otherwise the
+    /// [`strata_text::number::from_heading`] (plain-text RFC numbering) set it; otherwise the
     /// tree stage derives it from the title.
     pub number: Option<SectionNumber>,
 }

@@ -15,8 +15,8 @@ use strata_index::{
 use super::PgStore;
 use crate::bm25::{self, Analyzers, Clause, Field};
 use crate::options::KeywordRanking;
-use crate::schema;
 use crate::sql::{needs_record, Sql};
+use crate::tables;
 
 /// `ts_rank` weights `{D, C, B, A}`: chunk text is A, heading B, title C.
 const TS_WEIGHTS_CHUNK: &str = "{0.1, 0.25, 0.5, 1.0}";
@@ -175,7 +175,7 @@ impl PgStore {
             }
         };
         let dim = self.manifest.dense.as_ref().map_or(query.len(), |d| d.dim);
-        let index = schema::indexed_type(dim);
+        let index = tables::indexed_type(dim);
         let exact =
             filter.doc.is_some() || (rows_total as usize) < self.options.ann_threshold || index.is_none();
         let mut sql = Sql::default();
@@ -194,7 +194,7 @@ impl PgStore {
                         &[&ef],
                     )
                     .map_err(self.err("setting the HNSW search width"))?;
-                // The expression of the HNSW index (see `schema::vector_ddl`).
+                // The expression of the HNSW index (see `tables::vector_ddl`).
                 sql.push(&format!(" ORDER BY r.embedding::{ty} <#> {v}::{ty} LIMIT {n}"));
             }
             _ => {

@@ -31,7 +31,8 @@ use strata_index::{DenseManifest, Manifest};
 
 use crate::error::pg;
 use crate::options::{self, PgOptions};
-use crate::schema::{self, migrate, read_meta, write_manifest};
+use crate::schema::{migrate, read_meta, write_manifest};
+use crate::tables;
 
 /// The advisory lock the writer holds ("STRATA" in ASCII, truncated).
 const WRITER_LOCK: i64 = 0x5354_5241_5441;
@@ -147,7 +148,7 @@ impl PgStore {
         let label = PathBuf::from(options::redact(&options.url));
         let mut client = connect(&options.url, &label)?;
         let mut drop = String::new();
-        for table in schema::RECORD_TABLES.iter().chain(&[
+        for table in tables::RECORD_TABLES.iter().chain(&[
             "strata_documents",
             "strata_contexts",
             "strata_vector_cache",
@@ -163,7 +164,7 @@ impl PgStore {
             let shard = PathBuf::from(options::redact(url));
             let mut c = connect(url, &shard)?;
             let drop: String =
-                schema::RECORD_TABLES.iter().map(|t| format!("DROP TABLE IF EXISTS {t} CASCADE;")).collect();
+                tables::RECORD_TABLES.iter().map(|t| format!("DROP TABLE IF EXISTS {t} CASCADE;")).collect();
             c.batch_execute(&drop).map_err(pg(&shard, "dropping a shard's tables"))?;
         }
         Ok(())

@@ -10,8 +10,9 @@ use strata_index::{check_vectors, DenseManifest, StoreRead, StoreWrite};
 use super::{PgStore, Writer};
 use crate::error::pg;
 use crate::rows::{delete_document, Rows};
-use crate::schema::{self, write_manifest};
+use crate::schema::write_manifest;
 use crate::shards;
+use crate::tables;
 
 impl PgStore {
     fn writer(&mut self) -> Result<&mut Writer> {
@@ -113,7 +114,7 @@ impl StoreWrite for PgStore {
         self.in_savepoint("writing a document", |client| {
             if let (Some(dim), true) = (new_dim, shards.is_empty()) {
                 client
-                    .batch_execute(&schema::vector_ddl(dim))
+                    .batch_execute(&tables::vector_ddl(dim))
                     .map_err(pg(&label, "creating the vector indexes"))?;
             }
             delete_document(client, &id, &label)?;

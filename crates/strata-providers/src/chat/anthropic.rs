@@ -7,7 +7,7 @@
 //! "cache_read_input_tokens"}}`.
 
 use serde_json::{json, Value};
-use strata_ingest::context::Usage;
+use strata_model::context::Usage;
 
 use super::Prompt;
 

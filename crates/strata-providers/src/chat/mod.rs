@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::Value;
 use strata_core::config::{AuthHeader, ChatConfig, Price};
 use strata_core::{Error, Result};
-use strata_ingest::context::Usage;
+use strata_model::context::Usage;
 
 use crate::limiter::Limiter;
 use crate::secret::ApiKey;

@@ -11,7 +11,7 @@
 //! "completion_tokens", "prompt_tokens_details": {"cached_tokens"}}}`.
 
 use serde_json::{json, Value};
-use strata_ingest::context::Usage;
+use strata_model::context::Usage;
 
 use super::Prompt;
 

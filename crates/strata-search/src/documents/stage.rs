@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use strata_core::config::{HeadingScope, NameDrop, NameEvidence, SearchConfig};
 use strata_core::{NodeId, Result};
-use strata_embed::Embedder;
 use strata_index::{Filter, StoreRead};
+use strata_model::Embedder;
 
 use super::{DocumentHit, DocumentIndex, DocumentRanking};
 use crate::fuse::{self, DocumentLift, Evidence, Fusion};

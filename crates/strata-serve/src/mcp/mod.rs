@@ -83,5 +83,5 @@ where
 
 /// `[serve] max_query_chars`, as over HTTP.
 fn check_query(engine: &Engine, query: &str) -> Result<(), ApiError> {
-    crate::app::check_query(engine.config().serve.max_query_chars, query)
+    crate::state::check_query(engine.config().serve.max_query_chars, query)
 }

@@ -16,9 +16,9 @@ use strata_core::Format;
 use strata_engine::ingest::Roots;
 use strata_index::DocSummary;
 
-use crate::app::AppState;
 use crate::error::{blocking, ApiError, ErrorBody};
-use crate::jobs::Job;
+use crate::journal::Job;
+use crate::state::AppState;
 
 /// A path ingest.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]

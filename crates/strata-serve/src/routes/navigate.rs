@@ -7,8 +7,8 @@ use axum::Json;
 use serde::Deserialize;
 use strata_search::navigate::{CitedDefinition, Outline, Pages, Refs, Section};
 
-use crate::app::AppState;
 use crate::error::{blocking, ApiError, ErrorBody};
+use crate::state::AppState;
 
 /// `?depth=`
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

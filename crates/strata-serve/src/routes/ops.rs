@@ -6,8 +6,8 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde::Serialize;
 
-use crate::app::AppState;
 use crate::error::{blocking, ApiError, ErrorBody};
+use crate::state::AppState;
 
 /// Liveness.
 #[derive(Debug, Serialize, utoipa::ToSchema)]

@@ -6,8 +6,8 @@ use axum::Json;
 use strata_engine::SearchOptions;
 use strata_search::SearchResponse;
 
-use crate::app::AppState;
 use crate::error::{blocking, ApiError, ErrorBody};
+use crate::state::AppState;
 
 /// Search: the best sections, chunks and sentences for a query, fused from the keyword,
 /// exact and dense legs, with citations, attached definitions and a context block within a

@@ -23,8 +23,8 @@ use strata_core::Format;
 use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 use tokio_util::io::ReaderStream;
 
-use crate::app::AppState;
 use crate::error::{blocking, ApiError, ErrorBody};
+use crate::state::AppState;
 
 /// A document's source file, unchanged since it was indexed: PDFs as `application/pdf`,
 /// everything else as an `application/octet-stream` attachment.

@@ -24,8 +24,8 @@ use assets::Asset;
 pub use assets::Assets;
 use encoding::Encoding;
 
-use crate::app::AppState;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 /// The page's Content-Security-Policy: scripts, styles, workers and requests of its own
 /// origin only. `blob:` images and workers are pdf.js's; inline style attributes are not

@@ -18,9 +18,10 @@
 use std::collections::HashMap;
 
 use roxmltree::Node;
-use strata_core::{number, Block, BlockKind, SectionNumber, Span};
+use strata_core::{Block, BlockKind, SectionNumber, Span};
+use strata_text::number;
 
-use super::inline::{runs, Mode};
+use super::inline::{one_line, runs, Mode};
 use super::notes::Notes;
 use super::numbering::{Counters, Numbering, Rendered};
 use super::styles::{NumPr, Styles};
@@ -352,30 +353,6 @@ fn section_number(rendered: &str) -> SectionNumber {
             .to_string(),
         unit: None,
     })
-}
-
-/// Characters that take no room: soft hyphen, zero-width space, a stray byte-order mark.
-fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{AD}' | '\u{200B}' | '\u{FEFF}')
-}
-
-/// Whitespace runs (line breaks included) to one space, invisible characters dropped,
-/// trimmed.
-pub(super) fn one_line(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut space = false;
-    for c in raw.chars() {
-        if c.is_whitespace() {
-            space = !out.is_empty();
-        } else if !is_invisible(c) {
-            if space {
-                out.push(' ');
-                space = false;
-            }
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// [`one_line`] for each line, empty lines dropped.

@@ -168,7 +168,10 @@ fn corpus_title13_converted_by_libreoffice() {
         parsed.headings.iter().find(|h| h.title.starts_with("§1. Definitions")).expect("§1. Definitions");
     assert_eq!(definitions.level, 3);
     let tree = build_tree("t13", parsed.text.len(), &parsed.headings, &[]);
-    assert!(tree.find_number("1").any(|n| n.title.starts_with("§1.")), "§1 is found by its number");
+    assert!(
+        strata_text::number::find(&tree, "1").any(|n| n.title.starts_with("§1.")),
+        "§1 is found by its number"
+    );
     let tables = tables(&parsed);
     assert_eq!(tables.len(), 1);
     let rows: Vec<&str> = tables[0].lines().collect();

@@ -120,3 +120,27 @@ fn skipped(n: Node<'_, '_>, mode: Mode) -> bool {
         _ => false,
     }
 }
+
+/// Characters that take no room: soft hyphen, zero-width space, a stray byte-order mark.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{AD}' | '\u{200B}' | '\u{FEFF}')
+}
+
+/// Whitespace runs (line breaks included) to one space, invisible characters dropped,
+/// trimmed.
+pub(super) fn one_line(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut space = false;
+    for c in raw.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+        } else if !is_invisible(c) {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
+}

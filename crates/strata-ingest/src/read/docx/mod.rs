@@ -231,6 +231,6 @@ fn has_outline_level(node: roxmltree::Node<'_, '_>) -> bool {
 fn core_title(core: &str) -> Option<String> {
     let doc = xml::parse(core).ok()?;
     let node = doc.descendants().find(|n| is(*n, DC, "title"))?;
-    let title = body::one_line(node.text().unwrap_or_default());
+    let title = inline::one_line(node.text().unwrap_or_default());
     (!title.is_empty()).then_some(title)
 }

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::inline::{runs, Mode};
+use super::inline::{one_line, runs, Mode};
 use super::xml::{self, is_w, w_attr};
 
 /// The footnotes of a document.
@@ -33,7 +33,7 @@ impl Notes {
             };
             let mut raw = String::new();
             runs(note, Mode::Line, &mut raw, &mut Vec::new(), &mut |_| None);
-            let line = super::body::one_line(&raw);
+            let line = one_line(&raw);
             if !line.is_empty() {
                 notes.entry(id.to_string()).or_insert(line);
             }

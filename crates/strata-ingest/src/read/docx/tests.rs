@@ -267,7 +267,7 @@ fn heading_numbers_render_and_restart() {
     assert_eq!(numbers(&parsed)[..6], want);
     assert_eq!(numbers(&parsed)[6], None);
     let tree = crate::tree::build_tree("doc", parsed.text.len(), &parsed.headings, &[]);
-    assert_eq!(tree.find_number("1.1.1").count(), 1);
+    assert_eq!(strata_text::number::find(&tree, "1.1.1").count(), 1);
 }
 
 #[test]

@@ -220,7 +220,7 @@ fn garbage_does_not_panic() {
 
 #[test]
 fn core_numbers_handle_us_code_dashes() {
-    use strata_core::number::from_heading;
+    use strata_text::number::from_heading;
     let chapter = from_heading("CHAPTER 10—PATENTABILITY OF INVENTIONS").unwrap();
     assert_eq!((chapter.number.as_str(), chapter.unit.as_deref()), ("10", Some("chapter")));
     let part = from_heading("PART II—PATENTABILITY OF INVENTIONS AND GRANT OF PATENTS").unwrap();

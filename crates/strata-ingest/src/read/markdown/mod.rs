@@ -10,7 +10,6 @@
 //! on ([`segments`]); a reference-style link then resolves only to a definition in its own
 //! segment. Headings are kept to [`ReadLimits::max_headings`] as they are found.
 
-pub mod plain;
 mod segments;
 
 use std::collections::BTreeMap;
@@ -18,7 +17,6 @@ use std::collections::BTreeMap;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use strata_core::{Block, BlockKind, Format, Span};
 
-pub use plain::plain;
 use segments::segments;
 
 use super::limits::merge_dropped;

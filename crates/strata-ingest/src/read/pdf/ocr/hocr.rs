@@ -7,7 +7,19 @@
 //! in the line's box (its bottom left is the origin), from the same two points that the C
 //! API's `Baseline` gives.
 
-use super::tesseract::Word;
+/// A word Tesseract read, in pixels of the image (origin top left).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Word {
+    pub text: String,
+    /// Left, top, right, bottom of the word's box.
+    pub bbox: [i32; 4],
+    /// Top of the word's text line's box.
+    pub line_top: i32,
+    /// The line's baseline under the middle of the word.
+    pub baseline: i32,
+    /// Tesseract's confidence, 0 to 100.
+    pub confidence: f32,
+}
 
 /// The classes of text lines (`ocr_line` and the kinds Tesseract tells apart).
 const LINES: [&str; 4] = ["ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"];

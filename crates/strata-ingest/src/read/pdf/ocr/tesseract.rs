@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::child;
-use super::hocr;
+use super::hocr::{self, Word};
 use super::source::Source;
 
 /// The program.
@@ -23,20 +23,6 @@ const TESSERACT: &str = "tesseract";
 
 /// Most hOCR bytes read for one page: about 150 bytes a word, so a hundred thousand words.
 const MAX_HOCR_BYTES: u64 = 16 << 20;
-
-/// A word Tesseract read, in pixels of the image (origin top left).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Word {
-    pub text: String,
-    /// Left, top, right, bottom of the word's box.
-    pub bbox: [i32; 4],
-    /// Top of the word's text line's box.
-    pub line_top: i32,
-    /// The line's baseline under the middle of the word.
-    pub baseline: i32,
-    /// Tesseract's confidence, 0 to 100.
-    pub confidence: f32,
-}
 
 /// An 8-bit gray image, one byte per pixel, rows top down.
 pub(crate) struct Gray {

@@ -21,7 +21,8 @@
 //! scored 10 or even 0 (NIST SP 800-207, appendix B).
 
 use super::super::content::Glyph;
-use super::tesseract::{Gray, Word};
+use super::hocr::Word;
+use super::tesseract::Gray;
 
 /// Ascender height over font size.
 const ASCENT: f32 = 0.7;

@@ -2,13 +2,14 @@
 //!
 //! The same section is written many ways: `Section 102(b)`, `§ 102(b)`, `102(b)`,
 //! `sec. 102 (b)`. [`normalize`] maps all of them to one key, `102(b)`, so that the exact leg
-//! can match a query against the numbers found in headings.
+//! can match a query against the numbers found in headings; [`key`] is a heading's
+//! [`SectionNumber`] so normalized, and [`find`] the nodes of a tree that carry one.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::SectionNumber;
+use strata_core::{Node, SectionNumber, Tree};
 
 /// Named units whose number is kept with the unit (`Article V`, `Chapter 10`).
 pub const UNITS: &[&str] = &[
@@ -57,7 +58,7 @@ static HEADING_UNIT: LazyLock<Regex> = LazyLock::new(|| {
 /// Finds the section number at the start of a heading title.
 ///
 /// ```
-/// use strata_core::number::from_heading;
+/// use strata_text::number::from_heading;
 /// assert_eq!(from_heading("§102. Conditions for patentability").unwrap().number, "102");
 /// assert_eq!(from_heading("4.2.1.  Title").unwrap().number, "4.2.1");
 /// let article = from_heading("ARTICLE V").unwrap();
@@ -97,7 +98,7 @@ fn squash(s: &str) -> String {
 /// trailing dot.
 ///
 /// ```
-/// use strata_core::number::normalize;
+/// use strata_text::number::normalize;
 /// for s in ["Section 102(b)", "§ 102(b)", "102(b)", "sec. 102 (b)", "102(B)."] {
 ///     assert_eq!(normalize(s), "102(b)");
 /// }
@@ -112,6 +113,28 @@ pub fn normalize(s: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// The normalized key the exact leg indexes for `number`: its [`normalize`]d identifier,
+/// after its unit when it has one (`article v`, `102(b)`).
+///
+/// ```
+/// use strata_core::SectionNumber;
+/// use strata_text::number::key;
+/// assert_eq!(key(&SectionNumber { number: "102(B).".into(), unit: None }), "102(b)");
+/// assert_eq!(key(&SectionNumber { number: "V".into(), unit: Some("article".into()) }), "article v");
+/// ```
+pub fn key(number: &SectionNumber) -> String {
+    match &number.unit {
+        Some(unit) => format!("{unit} {}", normalize(&number.number)),
+        None => normalize(&number.number),
+    }
+}
+
+/// The nodes of `tree` whose number's [`key`] equals `key`.
+pub fn find<'t>(tree: &'t Tree, key: &str) -> impl Iterator<Item = &'t Node> + 't {
+    let wanted = key.to_string();
+    tree.nodes().iter().filter(move |n| n.number.as_ref().is_some_and(|num| self::key(num) == wanted))
 }
 
 /// The parent keys of a normalized key, nearest first: `203(a)(1)` gives `203(a)`, `203`;

@@ -1,5 +1,6 @@
 //! API keys: read from the environment, never printed. Shared by every HTTP client of
-//! strata (this crate's embedder and `strata-providers`).
+//! strata (the embedder of `strata-embed`, the chat models and `/rerank` APIs of
+//! `strata-providers`).
 
 use std::fmt;
 
