@@ -1,5 +1,6 @@
 //! Command-line arguments.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -32,111 +33,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Read, chunk, enrich and index files, folders (recursively) and globs.
-    Ingest {
-        /// Files, folders or glob patterns.
-        #[arg(required = true)]
-        paths: Vec<String>,
-        /// Re-index files even when their content is unchanged.
-        #[arg(long)]
-        force: bool,
-        /// No progress bar.
-        #[arg(long, short)]
-        quiet: bool,
-        /// What writes each chunk's context: structural (the default: title, heading path,
-        /// section number, lead, defined terms), anthropic or openai (a language model,
-        /// `[context.llm]`), or none. Overrides `[context] kind`.
-        #[arg(long, value_name = "KIND")]
-        contextualize: Option<String>,
-        /// Read and chunk everything, then print the language-model calls, tokens and cost
-        /// the contexts would take; write nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Metadata for every document of this ingest, `key=value` (repeatable): shown by
-        /// `strata docs`, and names and dates (company, title, year, …) help search find
-        /// the document. A sidecar `NAME.meta.json` beside a file goes over it. A file already
-        /// indexed and unchanged keeps its metadata unless --force.
-        #[arg(long = "meta", value_name = "KEY=VALUE")]
-        meta: Vec<String>,
-        /// OCR of scanned PDF pages: auto (pages without a text layer, when Tesseract is
-        /// installed; the default), off, or force (every page). Overrides `[ingest] ocr`.
-        #[arg(long, value_name = "WHEN")]
-        ocr: Option<String>,
-    },
+    Ingest(IngestArgs),
     /// Search the index.
-    Search {
-        /// The query: words, "quoted phrases", section numbers (§ 4.2, Section 102(b)).
-        query: String,
-        /// keyword, exact, dense, hybrid or hierarchical (default from config: hierarchical).
-        #[arg(long)]
-        mode: Option<String>,
-        /// Number of results (1-100, default 10).
-        #[arg(short, long)]
-        k: Option<usize>,
-        /// Only this document (id or part of its path), or one subtree as DOC#NODE.
-        #[arg(long)]
-        doc: Option<String>,
-        /// Only documents whose metadata has this value, `key=value` (repeatable, all must
-        /// hold; case-insensitive). `strata docs` lists each document's metadata.
-        #[arg(long = "where", value_name = "KEY=VALUE")]
-        r#where: Vec<String>,
-        /// Only chunks of this kind (content, definition, requirement, table, code, list).
-        #[arg(long)]
-        kind: Option<String>,
-        /// Only chunks on these pages: `12` or `5-7` (physical page numbers, from 1).
-        #[arg(long, value_name = "FIRST[-LAST]")]
-        page_range: Option<String>,
-        /// Tokens of the assembled context block (default from config: 4000).
-        #[arg(long)]
-        budget: Option<usize>,
-        /// Return whole pages around each hit, with N more pages on each side (0: just the
-        /// pages the hit touches).
-        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "0")]
-        pages: Option<u32>,
-        /// Attach the sections the hits refer to (one hop).
-        #[arg(long)]
-        refs: bool,
-        /// Auto-merge share: a section is returned whole when at least this share of its
-        /// chunks are hits; 0 turns merging off (default from config: 0.5).
-        #[arg(long, value_name = "SHARE")]
-        merge: Option<f64>,
-        /// Order of the hits in the context: position (grouped by document) or score.
-        #[arg(long)]
-        order: Option<String>,
-        /// Print the assembled context block instead of the hit list.
-        #[arg(long)]
-        context: bool,
-        /// Rerank the top fused results with: cross-encoder (a local folder, --rerank-model),
-        /// cohere, jina, voyage (their /rerank APIs), anthropic or openai (listwise). Overrides
-        /// `[rerank] kind`.
-        #[arg(long, value_name = "KIND")]
-        rerank: Option<String>,
-        /// The reranker's model: a cross-encoder folder, or the API's model name.
-        #[arg(long, value_name = "MODEL")]
-        rerank_model: Option<String>,
-        /// Fused results the reranker reads (default from config: 50).
-        #[arg(long, value_name = "N")]
-        rerank_candidates: Option<usize>,
-        /// Do not rerank, whatever the configuration says.
-        #[arg(long, conflicts_with = "rerank")]
-        no_rerank: bool,
-        /// Sentences highlighted per hit, 0 (off) to 20 (default from config: 3).
-        #[arg(long, value_name = "N")]
-        highlights: Option<usize>,
-        /// Score highlights with the embedding model (BM25 breaking near-ties) instead of BM25
-        /// over the hits' sentences: about 80 ms of CPU a search for 64 sentences
-        /// (`[search] dense_highlights`).
-        #[arg(long, conflicts_with = "lexical_highlights")]
-        dense_highlights: bool,
-        /// Score highlights with BM25 over the hits' sentences (the default; overrides
-        /// `[search] dense_highlights = true`).
-        #[arg(long)]
-        lexical_highlights: bool,
-        /// Definitions attached at most, 0 to 100: the terms the query names first, then those
-        /// the most hits use (default from config: as many as the hits). The rest are named;
-        /// `strata define TERM` reads one.
-        #[arg(long, value_name = "N")]
-        definitions: Option<usize>,
-    },
+    Search(SearchArgs),
     /// Print a document's outline with node ids, numbers and pages.
     Tree {
         /// Document id or part of its path.
@@ -179,22 +78,7 @@ pub enum Command {
         doc: String,
     },
     /// Serve the HTTP API (JSON under /v1, /openapi.json, /metrics) and MCP at /mcp.
-    Serve {
-        /// Address to listen on (default from config: 127.0.0.1:7700; port 0 picks one).
-        #[arg(long)]
-        addr: Option<String>,
-        /// Listen off loopback without API keys (anyone who reaches it can read and change
-        /// the index).
-        #[arg(long)]
-        public: bool,
-        /// A folder path-based ingest (POST /v1/documents {"paths": [...]}) may read from;
-        /// repeat for more. Adds to `[serve] roots`.
-        #[arg(long = "root", value_name = "DIR")]
-        roots: Vec<PathBuf>,
-        /// Do not mount the MCP server at /mcp.
-        #[arg(long)]
-        no_mcp: bool,
-    },
+    Serve(ServeArgs),
     /// Serve MCP over stdin/stdout, for an agent that starts strata itself.
     Mcp,
     /// Distill a static embedding model from a local sentence-transformer (model2vec's
@@ -295,4 +179,144 @@ fn strategies_help() -> String {
          `@highlight_sentences=N` bounding the sentences a search embeds.",
         strata_eval::settings::usage()
     )
+}
+
+/// `strata ingest`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct IngestArgs {
+    /// Files, folders or glob patterns.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+    /// Re-index files even when their content is unchanged.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// What writes each chunk's context: structural (the default: title, heading path,
+    /// section number, lead, defined terms), anthropic or openai (a language model,
+    /// `[context.llm]`), or none. Overrides `[context] kind`.
+    #[arg(long, value_name = "KIND")]
+    pub contextualize: Option<String>,
+    /// Read and chunk everything, then print the language-model calls, tokens and cost
+    /// the contexts would take; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Metadata for every document of this ingest, `key=value` (repeatable): shown by
+    /// `strata docs`, and names and dates (company, title, year, …) help search find
+    /// the document. A sidecar `NAME.meta.json` beside a file goes over it. A file already
+    /// indexed and unchanged keeps its metadata unless --force.
+    #[arg(long = "meta", value_name = "KEY=VALUE")]
+    pub meta: Vec<String>,
+    /// OCR of scanned PDF pages: auto (pages without a text layer, when Tesseract is
+    /// installed; the default), off, or force (every page). Overrides `[ingest] ocr`.
+    #[arg(long, value_name = "WHEN")]
+    pub ocr: Option<String>,
+}
+
+/// `strata search`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// The query: words, "quoted phrases", section numbers (§ 4.2, Section 102(b)).
+    pub query: String,
+    /// keyword, exact, dense, hybrid or hierarchical (default from config: hierarchical).
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// Number of results (1-100, default 10).
+    #[arg(short, long)]
+    pub k: Option<usize>,
+    /// Only this document (id or part of its path), or one subtree as DOC#NODE.
+    #[arg(long)]
+    pub doc: Option<String>,
+    /// Only documents whose metadata has this value, `key=value` (repeatable, all must
+    /// hold; case-insensitive). `strata docs` lists each document's metadata.
+    #[arg(long = "where", value_name = "KEY=VALUE")]
+    pub r#where: Vec<String>,
+    /// Only chunks of this kind (content, definition, requirement, table, code, list).
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only chunks on these pages: `12` or `5-7` (physical page numbers, from 1).
+    #[arg(long, value_name = "FIRST[-LAST]")]
+    pub page_range: Option<String>,
+    /// Tokens of the assembled context block (default from config: 4000).
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Return whole pages around each hit, with N more pages on each side (0: just the
+    /// pages the hit touches).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "0")]
+    pub pages: Option<u32>,
+    /// Attach the sections the hits refer to (one hop).
+    #[arg(long)]
+    pub refs: bool,
+    /// Auto-merge share: a section is returned whole when at least this share of its
+    /// chunks are hits; 0 turns merging off (default from config: 0.5).
+    #[arg(long, value_name = "SHARE")]
+    pub merge: Option<f64>,
+    /// Order of the hits in the context: position (grouped by document) or score.
+    #[arg(long)]
+    pub order: Option<String>,
+    /// Print the assembled context block instead of the hit list.
+    #[arg(long)]
+    pub context: bool,
+    /// Rerank the top fused results with: cross-encoder (a local folder, --rerank-model),
+    /// cohere, jina, voyage (their /rerank APIs), anthropic or openai (listwise). Overrides
+    /// `[rerank] kind`.
+    #[arg(long, value_name = "KIND")]
+    pub rerank: Option<String>,
+    /// The reranker's model: a cross-encoder folder, or the API's model name.
+    #[arg(long, value_name = "MODEL")]
+    pub rerank_model: Option<String>,
+    /// Fused results the reranker reads (default from config: 50).
+    #[arg(long, value_name = "N")]
+    pub rerank_candidates: Option<usize>,
+    /// Do not rerank, whatever the configuration says.
+    #[arg(long, conflicts_with = "rerank")]
+    pub no_rerank: bool,
+    /// Sentences highlighted per hit, 0 (off) to 20 (default from config: 3).
+    #[arg(long, value_name = "N")]
+    pub highlights: Option<usize>,
+    /// Score highlights with the embedding model (BM25 breaking near-ties) instead of BM25
+    /// over the hits' sentences: about 80 ms of CPU a search for 64 sentences
+    /// (`[search] dense_highlights`).
+    #[arg(long, conflicts_with = "lexical_highlights")]
+    pub dense_highlights: bool,
+    /// Score highlights with BM25 over the hits' sentences (the default; overrides
+    /// `[search] dense_highlights = true`).
+    #[arg(long)]
+    pub lexical_highlights: bool,
+    /// Definitions attached at most, 0 to 100: the terms the query names first, then those
+    /// the most hits use (default from config: as many as the hits). The rest are named;
+    /// `strata define TERM` reads one.
+    #[arg(long, value_name = "N")]
+    pub definitions: Option<usize>,
+}
+
+/// `strata serve`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on (default from config: 127.0.0.1:7700; port 0 picks one).
+    #[arg(long)]
+    pub addr: Option<String>,
+    /// Listen off loopback without API keys (anyone who reaches it can read and change
+    /// the index).
+    #[arg(long)]
+    pub public: bool,
+    /// A folder path-based ingest (POST /v1/documents {"paths": [...]}) may read from;
+    /// repeat for more. Adds to `[serve] roots`.
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    /// Do not mount the MCP server at /mcp.
+    #[arg(long)]
+    pub no_mcp: bool,
+}
+
+/// Repeated `KEY=VALUE` flags (`--meta`, `--where`) as a map; `flag` names them in the error.
+pub fn key_values(flag: &str, entries: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    entries
+        .iter()
+        .map(|entry| match entry.split_once('=') {
+            Some((key, value)) => Ok((key.trim().to_string(), value.trim().to_string())),
+            None => anyhow::bail!("{flag} {entry:?} is not KEY=VALUE; write it as {flag} company=Acme"),
+        })
+        .collect()
 }

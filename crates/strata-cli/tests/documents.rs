@@ -91,6 +91,8 @@ fn bad_metadata_is_a_clear_error_and_a_bad_sidecar_fails_its_file_only() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--meta company=Acme"));
     let out = strata(&index, &["ingest", &a, "--meta", "bad key=1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("\"bad key\""));
+    // The options are checked before the index is opened: a bad flag leaves no empty index.
+    assert!(!index.exists(), "a refused ingest created {}", index.display());
 
     fs::write(dir.path().join("report-b.meta.json"), "{not json").unwrap();
     let out = strata(&index, &["--json", "ingest", &a, &b]);

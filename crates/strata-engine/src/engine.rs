@@ -14,7 +14,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::{Duration, Instant};
 
-use strata_core::config::ContextKind;
+use strata_core::config::{ContextKind, OcrMode};
 use strata_core::{Config, DocId, Result, ResultExt};
 use strata_index::StoreRead;
 use strata_ingest::open::Roots;
@@ -56,6 +56,8 @@ pub struct IngestOptions {
     pub context: Option<ContextKind>,
     /// Metadata for every file (`--meta key=value`), over `[ingest] metadata`.
     pub metadata: BTreeMap<String, String>,
+    /// OCR of scanned PDF pages (`--ocr`), else `[ingest] ocr`.
+    pub ocr: Option<OcrMode>,
     /// Told how the ingest advances (files done, files in all, what it is doing).
     pub observer: Option<Observer>,
     /// Read only files whose real path lies under these folders (a server's path jobs):
@@ -64,6 +66,22 @@ pub struct IngestOptions {
     /// Set, the ingest takes no further file: what was read is written and committed, and
     /// the files not started are reported failed (a server shutting down).
     pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl IngestOptions {
+    /// `config` with these options over it, checked.
+    pub fn apply(&self, config: &Config) -> Result<Config> {
+        let mut config = config.clone();
+        if let Some(kind) = self.context {
+            config.context.kind = kind;
+        }
+        if let Some(ocr) = self.ocr {
+            config.ingest.ocr = ocr;
+        }
+        config.ingest.metadata.extend(self.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
+        config.validate("the ingest options")?;
+        Ok(config)
+    }
 }
 
 /// One commit of the index, as readers see it.
@@ -259,12 +277,7 @@ impl Engine {
     /// Ingests files, folders and globs with `options` (one writer at a time); readers see
     /// each commit as it lands. The options are checked before anything is read.
     pub fn ingest_with(&self, inputs: &[String], options: &IngestOptions) -> Result<Summary> {
-        let mut config = self.ingest_config.clone();
-        if let Some(kind) = options.context {
-            config.context.kind = kind;
-        }
-        config.ingest.metadata.extend(options.metadata.iter().map(|(k, v)| (k.clone(), v.clone())));
-        config.validate("the ingest options")?;
+        let config = options.apply(&self.ingest_config)?;
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         // Each commit, the last one included, is published by `on_commit`.
         let report = ingest::Report {
@@ -310,6 +323,24 @@ impl Engine {
         }
         removed
     }
+}
+
+/// `strata ingest`: ingests `inputs` into the index at `index` (created when absent) through
+/// [`Engine::ingest_with`], as the server's jobs and the Python package do, with the embedder
+/// `model` (else `[dense] model`, or the one the index records). The options are checked
+/// before anything is opened, so a bad flag leaves no empty index behind. Only the ingest's
+/// models are loaded: no reranker.
+pub fn ingest_files(
+    config: Config,
+    index: &Path,
+    model: Option<&str>,
+    inputs: &[String],
+    options: &IngestOptions,
+) -> Result<Summary> {
+    options.apply(&config)?;
+    let open =
+        OpenOptions { model: model.map(str::to_string), create: true, navigate_only: true, dense: false };
+    Engine::open(config, index, &open)?.ingest_with(inputs, options)
 }
 
 /// Removes a document (id or part of its path) from the index at `location` and commits.

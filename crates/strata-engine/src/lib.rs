@@ -29,7 +29,7 @@ pub mod progress;
 pub mod record;
 mod source;
 
-pub use engine::{check, remove, Engine, IngestOptions, OpenOptions, Snapshot};
+pub use engine::{check, ingest_files, remove, Engine, IngestOptions, OpenOptions, Snapshot};
 pub use location::Location;
 pub use options::SearchOptions;
 pub use source::SourceFile;
