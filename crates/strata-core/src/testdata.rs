@@ -3,8 +3,9 @@
 //!
 //! A test that needs them calls [`shared`]: it gets the path, or, when the data are absent,
 //! `None` after a message saying what was skipped. Under `STRATA_REQUIRE_CORPUS=1`, which
-//! `scripts/test.sh` sets when the data are beside the checkout, an absent path fails the
-//! test instead, so that a test looking in the wrong place cannot pass by skipping.
+//! `.ci/run` always sets and `scripts/test.sh` sets when the data are beside the checkout, an
+//! absent path fails the test instead, so that a test looking in the wrong place (or a CI
+//! machine without the data) cannot pass by skipping.
 
 use std::path::PathBuf;
 

@@ -156,7 +156,8 @@ pub fn reranker(config: &RerankConfig) -> Result<Option<Box<dyn Reranker>>> {
     Ok(Some(match config.kind {
         RerankKind::None => return Ok(None),
         // Batches of 4: pairs are padded to the longest of their batch, and at 50 candidates
-        // of strata's chunk size batch 4 ran in 55 to 60 % of batch 32's time (benches/rerank.rs).
+        // of strata's chunk size batch 4 ran in 55 to 60 % of batch 32's time
+        // (strata-embed's benches/rerank.rs).
         RerankKind::CrossEncoder => Box::new(CrossEncoder::open(
             Path::new(config.model.trim()),
             LocalOptions { batch_size: RERANK_BATCH, ..LocalOptions::default() },

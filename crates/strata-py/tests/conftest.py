@@ -4,7 +4,8 @@ index built from them for the whole session (ingest is the slow part).
 The model is ``STRATA_MODEL_DIR`` (``scripts/fetch-models.sh all-MiniLM-L6-v2`` prints it);
 without it the tests skip, or fail under ``STRATA_REQUIRE_MODEL=1`` (scripts/python.sh sets
 it). The corpus is ``../shared/data/corpus`` beside the repository; without it they skip
-with a message, as the Rust corpus tests do.
+with a message, or fail under ``STRATA_REQUIRE_CORPUS=1`` (which CI sets), as the Rust
+corpus tests do.
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ def corpus() -> dict:
     paths = {name: CORPUS / rel for name, rel in DOCS.items()}
     absent = [str(p) for p in paths.values() if not p.is_file()]
     if absent:
-        pytest.skip(f"corpus documents absent ({', '.join(absent)}): no ../shared/data/corpus next to the repo")
+        why = f"corpus documents absent ({', '.join(absent)}): no ../shared/data/corpus next to the repo"
+        if os.environ.get("STRATA_REQUIRE_CORPUS") == "1":
+            pytest.fail(f"{why} (STRATA_REQUIRE_CORPUS=1)")
+        pytest.skip(why)
     return {name: str(p) for name, p in paths.items()}
 
 

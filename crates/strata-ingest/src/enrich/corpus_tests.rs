@@ -216,11 +216,21 @@ fn enrich_title35_is_fast_and_complete() {
     }
 }
 
+/// Plain-text RFCs: every internal `Section N.N` reference resolves to a section (there are
+/// hundreds: a reader that lost the numbered headings would leave them dangling), and RFC
+/// 9000's "Terms and Definitions" (its section 1.2, `Term:  definition` paragraphs) are found.
 #[test]
-fn plain_text_rfcs_are_sensible() {
-    for rel in ["txt/rfc7231-http11-semantics.txt", "txt/rfc9000-quic-unpaginated.txt"] {
+fn plain_text_rfcs_resolve_their_section_references_and_find_their_terms() {
+    for (rel, least_references, terms) in [
+        ("txt/rfc7231-http11-semantics.txt", 200, &[][..]),
+        (
+            "txt/rfc9000-quic-unpaginated.txt",
+            400,
+            &["quic", "endpoint", "client", "server", "quic packet"][..],
+        ),
+    ] {
         let Some(doc) = corpus_doc(rel) else { continue };
-        print_definitions(rel, &doc, 6);
+        let distinct = print_definitions(rel, &doc, 6);
         let refs = references::find_references(&doc);
         let internal: Vec<&Reference> = refs
             .iter()
@@ -234,8 +244,19 @@ fn plain_text_rfcs_are_sensible() {
             s.total,
             pct(s.resolved, s.total)
         );
-        for r in internal.iter().filter(|r| r.resolved.is_none()).take(5) {
-            eprintln!("  unresolved: {:?} -> {:?} in [{}]", r.raw, r.target, r.from);
+        let unresolved: Vec<_> =
+            internal.iter().filter(|r| r.resolved.is_none()).take(5).map(|r| &r.raw).collect();
+        assert!(
+            s.total >= least_references,
+            "{rel}: {} internal references, expected {least_references}+",
+            s.total
+        );
+        assert_eq!(s.resolved, s.total, "{rel}: unresolved, e.g. {unresolved:?}");
+        let found: BTreeSet<String> =
+            definitions::find_definitions(&doc).into_iter().map(|d| d.normalized).collect();
+        assert!(distinct >= terms.len(), "{rel}: {distinct} defined terms");
+        for term in terms {
+            assert!(found.contains(*term), "{rel}: {term:?} is not among the defined terms {found:?}");
         }
     }
 }
