@@ -43,16 +43,44 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
     let options = LoadOptions { docs: args.docs.clone(), split: Some(args.split.clone()) };
     let dataset = strata_eval::load(&args.dataset, args.format.as_deref(), &options)
         .with_context(|| format!("loading data set {}", args.dataset.display()))?;
-    let strategies = args.strategies.iter().map(|s| Strategy::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("eval-out").join(&dataset.name));
     let pre_split = dataset.documents.iter().any(|d| d.given_chunks.is_some());
-    let chunking: Vec<String> = if args.chunking.is_empty() {
-        if pre_split {
-            vec!["given".into(), "auto".into()]
-        } else {
-            vec!["auto".into()]
-        }
+    let grid = grid(&args, config, pre_split, &out)?;
+    let embedder = embedder::for_ingest(config, model)?;
+    let mut config = config.clone();
+    config.rerank = rerank_config(&args, &config)?;
+    // Only a run with a `+rerank` strategy loads a reranker; the others never need one.
+    let reranker = if grid.strategies.iter().any(|s| s.rerank) {
+        strata_engine::models::reranker(&config.rerank)?
     } else {
-        args.chunking.clone()
+        None
+    };
+    let bar = progress_bar(!args.quiet && !json && std::io::stderr().is_terminal());
+    let mut report = strata_eval::run::run(
+        &dataset,
+        &grid,
+        &config,
+        embedder.as_deref(),
+        reranker.as_deref(),
+        &Bar(bar.clone()),
+    )?;
+    bar.finish_and_clear();
+    report.command = command_line();
+    report.machine = machine();
+    let written = strata_eval::report::write(&report, &out)?;
+    Ok(Outcome { written, markdown: strata_eval::report::markdown(&report) })
+}
+
+/// The grid the flags ask for: every chunking × context, the strategies, and the stores.
+fn grid(args: &EvalArgs, config: &Config, pre_split: bool, out: &std::path::Path) -> Result<Grid> {
+    // The store URLs read `[store]`; a build without the backends has none to read.
+    #[cfg(not(any(feature = "postgres", feature = "milvus")))]
+    let _ = config;
+    let strategies = args.strategies.iter().map(|s| Strategy::parse(s)).collect::<Result<Vec<_>, _>>()?;
+    let chunking: Vec<String> = match (args.chunking.is_empty(), pre_split) {
+        (true, true) => vec!["given".into(), "auto".into()],
+        (true, false) => vec!["auto".into()],
+        (false, _) => args.chunking.clone(),
     };
     let chunkings = chunking.iter().map(|c| Chunking::parse(c)).collect::<Result<Vec<_>, _>>()?;
     let contexts = args.context.iter().map(|c| ContextMode::parse(c)).collect::<Result<Vec<_>, _>>()?;
@@ -62,8 +90,7 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
             ingests.push(IngestConfig { chunking, context });
         }
     }
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("eval-out").join(&dataset.name));
-    let grid = Grid {
+    Ok(Grid {
         ingests,
         strategies,
         limit: args.limit,
@@ -93,7 +120,12 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
             }
             None => None,
         },
-    };
+    })
+    .and_then(|grid| without_backends(args).map(|()| grid))
+}
+
+/// Refuses `--postgres` and `--milvus` in a build without them.
+fn without_backends(args: &EvalArgs) -> Result<()> {
     #[cfg(not(feature = "postgres"))]
     if args.postgres.is_some() {
         anyhow::bail!(
@@ -104,7 +136,13 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
     if args.milvus.is_some() {
         anyhow::bail!("--milvus: this strata was built without Milvus; build it with `--features milvus`");
     }
-    let embedder = embedder::for_ingest(config, model)?;
+    let _ = args;
+    Ok(())
+}
+
+/// `[rerank]` with `--rerank-model` (a cross-encoder unless a kind is named) and `--rerank`
+/// over it.
+fn rerank_config(args: &EvalArgs, config: &Config) -> Result<strata_core::config::RerankConfig> {
     let mut rerank = config.rerank.clone();
     if let Some(m) = &args.rerank_model {
         rerank.model = m.clone();
@@ -115,43 +153,30 @@ pub fn run(args: EvalArgs, config: &Config, model: Option<&str>, json: bool) -> 
     if let Some(kind) = &args.rerank {
         rerank.kind = parse_in(kind, "--rerank")?;
     }
-    // Only a run with a `+rerank` strategy loads a reranker; the others never need one.
-    let reranker = if grid.strategies.iter().any(|s| s.rerank) {
-        strata_engine::models::reranker(&rerank)?
-    } else {
-        None
-    };
-    let mut config = config.clone();
-    config.rerank = rerank;
-    let show = !args.quiet && !json && std::io::stderr().is_terminal();
-    let bar = if show {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {wide_msg}")
-                .expect("a valid template")
-                .progress_chars("=> "),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
-    let mut report = strata_eval::run::run(
-        &dataset,
-        &grid,
-        &config,
-        embedder.as_deref(),
-        reranker.as_deref(),
-        &Bar(bar.clone()),
-    )?;
-    bar.finish_and_clear();
-    report.command = std::iter::once("strata".to_string())
+    Ok(rerank)
+}
+
+/// The progress bar of the grid's phases, hidden when `show` is false.
+fn progress_bar(show: bool) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {wide_msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// The command line as the report records it, arguments with spaces quoted.
+fn command_line() -> String {
+    std::iter::once("strata".to_string())
         .chain(std::env::args().skip(1))
         .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
         .collect::<Vec<_>>()
-        .join(" ");
-    report.machine = machine();
-    let written = strata_eval::report::write(&report, &out)?;
-    Ok(Outcome { written, markdown: strata_eval::report::markdown(&report) })
+        .join(" ")
 }
 
 /// CPU model and count, from `/proc/cpuinfo` where there is one.

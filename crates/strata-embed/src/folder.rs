@@ -138,23 +138,7 @@ impl ModelFolder {
     /// `pytorch_model.bin` is refused with the one-line conversion that makes it readable,
     /// because reading a pickle would mean executing a format strata does not trust.
     pub fn read(dir: &Path) -> Result<ModelFolder> {
-        let config: BertConfig = read_json(&dir.join("config.json"))?;
-        if !config.model_type.is_empty() && config.model_type != "bert" {
-            return Err(Error::user(format!(
-                "{}: model_type {:?} is not supported; strata runs BERT-family encoders \
-                 (all-MiniLM, bge, e5, gte)",
-                dir.join("config.json").display(),
-                config.model_type
-            )));
-        }
-        if config.num_attention_heads == 0 || !config.hidden_size.is_multiple_of(config.num_attention_heads) {
-            return Err(Error::user(format!(
-                "{}: hidden_size {} is not a multiple of num_attention_heads {}",
-                dir.join("config.json").display(),
-                config.hidden_size,
-                config.num_attention_heads
-            )));
-        }
+        let config = bert_config(dir)?;
         let tokenizer = dir.join("tokenizer.json");
         if !tokenizer.is_file() {
             return Err(Error::user(format!(
@@ -172,49 +156,7 @@ impl ModelFolder {
                 dir.display()
             )));
         };
-
-        // The pipeline: pooling folder and whether it normalizes.
-        let mut pooling_dir = dir.join("1_Pooling");
-        let mut normalize = false;
-        let modules_path = dir.join("modules.json");
-        if modules_path.is_file() {
-            let modules: Vec<ModuleEntry> = read_json(&modules_path)?;
-            for m in &modules {
-                if m.kind.ends_with("Pooling") {
-                    pooling_dir = dir.join(&m.path);
-                } else if m.kind.ends_with("Normalize") {
-                    normalize = true;
-                }
-            }
-        }
-        let pooling = match pooling_dir.join("config.json") {
-            p if p.is_file() => {
-                let pc: PoolingConfig = read_json(&p)?;
-                if pc.pooling_mode_max_tokens
-                    || pc.pooling_mode_mean_sqrt_len_tokens
-                    || pc.pooling_mode_weightedmean_tokens
-                    || pc.pooling_mode_lasttoken
-                {
-                    return Err(Error::user(format!(
-                        "{}: only mean or CLS pooling is supported",
-                        p.display()
-                    )));
-                }
-                match (pc.pooling_mode_cls_token, pc.pooling_mode_mean_tokens) {
-                    (true, false) => Pooling::Cls,
-                    (false, true) => Pooling::Mean,
-                    _ => {
-                        return Err(Error::user(format!(
-                            "{}: exactly one of pooling_mode_cls_token and pooling_mode_mean_tokens \
-                             must be true",
-                            p.display()
-                        )))
-                    }
-                }
-            }
-            _ => Pooling::Mean,
-        };
-
+        let (pooling, normalize) = pipeline(dir)?;
         let sbert = dir.join("sentence_bert_config.json");
         let window =
             if sbert.is_file() { read_json::<SentenceBertConfig>(&sbert)?.max_seq_length } else { None };
@@ -242,6 +184,69 @@ impl ModelFolder {
             passage_prefix,
         })
     }
+}
+
+/// `config.json` of a BERT-family encoder, checked: the type, and heads that divide the width.
+fn bert_config(dir: &Path) -> Result<BertConfig> {
+    let config: BertConfig = read_json(&dir.join("config.json"))?;
+    if !config.model_type.is_empty() && config.model_type != "bert" {
+        return Err(Error::user(format!(
+            "{}: model_type {:?} is not supported; strata runs BERT-family encoders \
+             (all-MiniLM, bge, e5, gte)",
+            dir.join("config.json").display(),
+            config.model_type
+        )));
+    }
+    if config.num_attention_heads == 0 || !config.hidden_size.is_multiple_of(config.num_attention_heads) {
+        return Err(Error::user(format!(
+            "{}: hidden_size {} is not a multiple of num_attention_heads {}",
+            dir.join("config.json").display(),
+            config.hidden_size,
+            config.num_attention_heads
+        )));
+    }
+    Ok(config)
+}
+
+/// The sentence-transformers pipeline after the encoder (`modules.json`): the pooling, mean
+/// when the folder says nothing, and whether a `Normalize` module follows it.
+fn pipeline(dir: &Path) -> Result<(Pooling, bool)> {
+    let mut pooling_dir = dir.join("1_Pooling");
+    let mut normalize = false;
+    let modules_path = dir.join("modules.json");
+    if modules_path.is_file() {
+        let modules: Vec<ModuleEntry> = read_json(&modules_path)?;
+        for m in &modules {
+            if m.kind.ends_with("Pooling") {
+                pooling_dir = dir.join(&m.path);
+            } else if m.kind.ends_with("Normalize") {
+                normalize = true;
+            }
+        }
+    }
+    let p = pooling_dir.join("config.json");
+    if !p.is_file() {
+        return Ok((Pooling::Mean, normalize));
+    }
+    let pc: PoolingConfig = read_json(&p)?;
+    if pc.pooling_mode_max_tokens
+        || pc.pooling_mode_mean_sqrt_len_tokens
+        || pc.pooling_mode_weightedmean_tokens
+        || pc.pooling_mode_lasttoken
+    {
+        return Err(Error::user(format!("{}: only mean or CLS pooling is supported", p.display())));
+    }
+    let pooling = match (pc.pooling_mode_cls_token, pc.pooling_mode_mean_tokens) {
+        (true, false) => Pooling::Cls,
+        (false, true) => Pooling::Mean,
+        _ => {
+            return Err(Error::user(format!(
+                "{}: exactly one of pooling_mode_cls_token and pooling_mode_mean_tokens must be true",
+                p.display()
+            )))
+        }
+    };
+    Ok((pooling, normalize))
 }
 
 /// The model id of a folder: its name, or `org/name`'s `name` for a Hugging Face cache

@@ -186,42 +186,9 @@ pub fn score(
             })
             .collect(),
     };
-    let sections: Vec<Vec<usize>> = parsed
-        .iter()
-        .map(|(doc, node)| {
-            (0..gold.sections.len())
-                .filter(|&i| {
-                    let (gd, gn) = &gold.sections[i];
-                    gd == doc
-                        && tree_of(doc).is_some_and(|t| {
-                            is_within(t, *node, *gn) || t.get(*gn).and_then(|n| n.parent) == Some(*node)
-                        })
-                })
-                .collect()
-        })
-        .collect();
-    let pages: Vec<Vec<usize>> = hits
-        .iter()
-        .zip(&parsed)
-        .map(|(h, (doc, _))| {
-            (0..gold.pages.len())
-                .filter(|&i| &gold.pages[i].0 == doc && on_pages(h).contains(&gold.pages[i].1))
-                .collect()
-        })
-        .collect();
-    let retrieved: Vec<DocRange> = hits
-        .iter()
-        .zip(&parsed)
-        .filter_map(|(h, (doc, _))| {
-            let v = set.names.get(doc).and_then(|n| set.docs.get(n))?;
-            let d = doc_number.get(doc).copied()?;
-            Some((
-                d,
-                v.chars.char_of(&v.text, h.span.start) as u64,
-                v.chars.char_of(&v.text, h.span.end) as u64,
-            ))
-        })
-        .collect();
+    let sections = section_matches(gold, &parsed, &tree_of);
+    let pages = page_matches(gold, &hits, &parsed);
+    let retrieved = retrieved_ranges(&hits, &parsed, set, doc_number);
     if gold.min_chunks > 0 {
         let top = &retrieved[..gold.min_chunks.min(retrieved.len())];
         if let Some(s) = metrics::span_scores(&gold.spans, top) {
@@ -254,6 +221,62 @@ pub fn score(
         }
     }
     out
+}
+
+/// For each hit, the gold sections it covers: a hit in the section or its subtree, or on the
+/// section's parent (a merged section).
+fn section_matches<'t>(
+    gold: &ResolvedGold,
+    parsed: &[(DocId, NodeId)],
+    tree_of: &dyn Fn(&DocId) -> Option<&'t Tree>,
+) -> Vec<Vec<usize>> {
+    parsed
+        .iter()
+        .map(|(doc, node)| {
+            (0..gold.sections.len())
+                .filter(|&i| {
+                    let (gd, gn) = &gold.sections[i];
+                    gd == doc
+                        && tree_of(doc).is_some_and(|t| {
+                            is_within(t, *node, *gn) || t.get(*gn).and_then(|n| n.parent) == Some(*node)
+                        })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// For each hit, the gold pages it is on.
+fn page_matches(gold: &ResolvedGold, hits: &[&SearchHit], parsed: &[(DocId, NodeId)]) -> Vec<Vec<usize>> {
+    hits.iter()
+        .zip(parsed)
+        .map(|(h, (doc, _))| {
+            (0..gold.pages.len())
+                .filter(|&i| &gold.pages[i].0 == doc && on_pages(h).contains(&gold.pages[i].1))
+                .collect()
+        })
+        .collect()
+}
+
+/// Each hit as a character range of its document's input text, for span scores.
+fn retrieved_ranges(
+    hits: &[&SearchHit],
+    parsed: &[(DocId, NodeId)],
+    set: &IndexedSet,
+    doc_number: &HashMap<DocId, usize>,
+) -> Vec<DocRange> {
+    hits.iter()
+        .zip(parsed)
+        .filter_map(|(h, (doc, _))| {
+            let v = set.names.get(doc).and_then(|n| set.docs.get(n))?;
+            let d = doc_number.get(doc).copied()?;
+            Some((
+                d,
+                v.chars.char_of(&v.text, h.span.start) as u64,
+                v.chars.char_of(&v.text, h.span.end) as u64,
+            ))
+        })
+        .collect()
 }
 
 /// Hits judged for their highlights: the first this many.

@@ -62,7 +62,17 @@ fn ran(report: &Report) -> impl Iterator<Item = &Row> {
 }
 
 fn tables(report: &Report) -> Vec<Table> {
-    let mut tables = Vec::new();
+    let mut tables = vec![retrieval_table(report)];
+    tables.extend(published_table(report));
+    tables.extend(structural_table(report));
+    tables.extend(highlights_table(report));
+    tables.push(latency_table(report));
+    tables.push(ingest_table(report));
+    tables
+}
+
+/// Recall at each k, MRR, nDCG, precision and hits, a row per strategy.
+fn retrieval_table(report: &Report) -> Table {
     let ks = &report.ks;
     let mut header = vec!["chunking".to_string(), "strategy".to_string()];
     header.extend(ks.iter().map(|k| format!("recall@{k}")));
@@ -75,105 +85,110 @@ fn tables(report: &Report) -> Vec<Table> {
             cells
         })
         .collect();
-    tables.push(Table { title: "Retrieval (means over queries with gold)".into(), header, rows });
+    Table { title: "Retrieval (means over queries with gold)".into(), header, rows }
+}
 
-    if !report.published.is_empty() {
-        let mut metrics: Vec<&str> = Vec::new();
-        let mut systems: Vec<&str> = Vec::new();
+/// The published results of the data set's own paper beside strata's, when it has some.
+fn published_table(report: &Report) -> Option<Table> {
+    if report.published.is_empty() {
+        return None;
+    }
+    let mut metrics: Vec<&str> = Vec::new();
+    let mut systems: Vec<&str> = Vec::new();
+    for p in &report.published {
+        if !metrics.contains(&p.metric.as_str()) {
+            metrics.push(&p.metric);
+        }
+        if !systems.contains(&p.system.as_str()) {
+            systems.push(&p.system);
+        }
+    }
+    let mut header = vec!["system".to_string()];
+    header.extend(metrics.iter().map(|m| m.to_string()));
+    let mut rows: Vec<Vec<String>> = systems
+        .iter()
+        .map(|s| {
+            let mut cells = vec![format!("published: {s}")];
+            cells.extend(metrics.iter().map(|m| {
+                report
+                    .published
+                    .iter()
+                    .find(|p| p.system == *s && p.metric == *m)
+                    .map_or_else(|| "–".to_string(), |p| format!("{:.3}", p.value))
+            }));
+            cells
+        })
+        .collect();
+    let model = report.model.as_deref().unwrap_or("no dense model");
+    rows.extend(ran(report).map(|r| {
+        let mut cells = vec![format!("strata {} · {} ({model})", r.strategy, r.ingest)];
+        cells.extend(metrics.iter().map(|m| metric(r, m)));
+        cells
+    }));
+    let sources: Vec<&str> = {
+        let mut s: Vec<&str> = Vec::new();
         for p in &report.published {
-            if !metrics.contains(&p.metric.as_str()) {
-                metrics.push(&p.metric);
-            }
-            if !systems.contains(&p.system.as_str()) {
-                systems.push(&p.system);
+            if !s.contains(&p.source.as_str()) {
+                s.push(&p.source);
             }
         }
-        let mut header = vec!["system".to_string()];
-        header.extend(metrics.iter().map(|m| m.to_string()));
-        let mut rows: Vec<Vec<String>> = systems
-            .iter()
-            .map(|s| {
-                let mut cells = vec![format!("published: {s}")];
-                cells.extend(metrics.iter().map(|m| {
-                    report
-                        .published
-                        .iter()
-                        .find(|p| p.system == *s && p.metric == *m)
-                        .map_or_else(|| "–".to_string(), |p| format!("{:.3}", p.value))
-                }));
-                cells
-            })
-            .collect();
-        let model = report.model.as_deref().unwrap_or("no dense model");
-        rows.extend(ran(report).map(|r| {
-            let mut cells = vec![format!("strata {} · {} ({model})", r.strategy, r.ingest)];
-            cells.extend(metrics.iter().map(|m| metric(r, m)));
-            cells
-        }));
-        let sources: Vec<&str> = {
-            let mut s: Vec<&str> = Vec::new();
-            for p in &report.published {
-                if !s.contains(&p.source.as_str()) {
-                    s.push(&p.source);
-                }
-            }
-            s
-        };
-        tables.push(Table {
-            title: format!("Next to published results ({})", sources.join("; ")),
-            header,
-            rows,
-        });
-    }
+        s
+    };
+    Some(Table { title: format!("Next to published results ({})", sources.join("; ")), header, rows })
+}
 
+/// Section, page and span recall and IoU, when the gold has them.
+fn structural_table(report: &Report) -> Option<Table> {
     let structural = ["section_recall@5", "page_recall@5", "span_recall@5", "span_precision@5", "span_iou@5"];
-    if ran(report).any(|r| structural.iter().any(|m| r.metrics.contains_key(*m))) {
-        let mut header = vec!["chunking".to_string(), "strategy".to_string()];
-        let names: Vec<String> = ["section_recall", "page_recall", "span_recall", "span_iou"]
-            .iter()
-            .flat_map(|m| ["1", "5", "10", "min"].map(|k| format!("{m}@{k}")))
-            .filter(|name| ran(report).any(|r| r.metrics.contains_key(name)))
-            .collect();
-        header.extend(names.iter().cloned());
-        let rows = ran(report)
-            .map(|r| {
-                let mut cells = vec![r.ingest.clone(), r.strategy.clone()];
-                cells.extend(names.iter().map(|m| metric(r, m)));
-                cells
-            })
-            .collect();
-        tables.push(Table { title: "Sections, pages and spans".into(), header, rows });
+    if !ran(report).any(|r| structural.iter().any(|m| r.metrics.contains_key(*m))) {
+        return None;
     }
+    let mut header = vec!["chunking".to_string(), "strategy".to_string()];
+    let names: Vec<String> = ["section_recall", "page_recall", "span_recall", "span_iou"]
+        .iter()
+        .flat_map(|m| ["1", "5", "10", "min"].map(|k| format!("{m}@{k}")))
+        .filter(|name| ran(report).any(|r| r.metrics.contains_key(name)))
+        .collect();
+    header.extend(names.iter().cloned());
+    let rows = ran(report)
+        .map(|r| {
+            let mut cells = vec![r.ingest.clone(), r.strategy.clone()];
+            cells.extend(names.iter().map(|m| metric(r, m)));
+            cells
+        })
+        .collect();
+    Some(Table { title: "Sections, pages and spans".into(), header, rows })
+}
 
+/// How often the highlighted sentences of hits on gold are on it, when judged.
+fn highlights_table(report: &Report) -> Option<Table> {
     let judged = |r: &&Row| r.metrics.contains_key("highlight_p@3");
-    if ran(report).any(|r| judged(&r)) {
-        let header = [
-            "chunking",
-            "strategy",
-            "highlight_p@1",
-            "highlight_p@3",
-            "highlight p50 ms",
-            "highlight p99 ms",
-        ];
-        let rows = ran(report)
-            .filter(judged)
-            .map(|r| {
-                let stage = r.latency_ms.get("highlight");
-                let ms = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1}"));
-                vec![
-                    r.ingest.clone(),
-                    r.strategy.clone(),
-                    metric(r, "highlight_p@1"),
-                    metric(r, "highlight_p@3"),
-                    ms(stage.map(|p| p.p50)),
-                    ms(stage.map(|p| p.p99)),
-                ]
-            })
-            .collect();
-        let title = "Highlights: the hits on gold, how often their highlighted sentences are on it".into();
-        tables.push(Table { title, header: header.map(String::from).to_vec(), rows });
+    if !ran(report).any(|r| judged(&r)) {
+        return None;
     }
+    let header =
+        ["chunking", "strategy", "highlight_p@1", "highlight_p@3", "highlight p50 ms", "highlight p99 ms"];
+    let rows = ran(report)
+        .filter(judged)
+        .map(|r| {
+            let stage = r.latency_ms.get("highlight");
+            let ms = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1}"));
+            vec![
+                r.ingest.clone(),
+                r.strategy.clone(),
+                metric(r, "highlight_p@1"),
+                metric(r, "highlight_p@3"),
+                ms(stage.map(|p| p.p50)),
+                ms(stage.map(|p| p.p99)),
+            ]
+        })
+        .collect();
+    let title = "Highlights: the hits on gold, how often their highlighted sentences are on it".into();
+    Some(Table { title, header: header.map(String::from).to_vec(), rows })
+}
 
+/// Search latency: total percentiles and each stage's median.
+fn latency_table(report: &Report) -> Table {
     let stages = ["total", "plan", "embed", "dense", "keyword", "exact", "fuse", "hierarchy", "fetch"];
     let mut header = vec!["chunking".to_string(), "strategy".to_string()];
     header.extend(["total p50", "total p95", "total p99"].map(String::from));
@@ -190,8 +205,11 @@ fn tables(report: &Report) -> Vec<Table> {
             cells
         })
         .collect();
-    tables.push(Table { title: "Search latency (milliseconds per query)".into(), header, rows });
+    Table { title: "Search latency (milliseconds per query)".into(), header, rows }
+}
 
+/// What each ingest made and took.
+fn ingest_table(report: &Report) -> Table {
     let header = [
         "chunking",
         "documents",
@@ -227,8 +245,7 @@ fn tables(report: &Report) -> Vec<Table> {
             ]
         })
         .collect();
-    tables.push(Table { title: "Ingest".into(), header, rows });
-    tables
+    Table { title: "Ingest".into(), header, rows }
 }
 
 fn preamble(report: &Report) -> Vec<String> {

@@ -209,8 +209,59 @@ pub fn run(
         Some(n) => &dataset.queries[..n.min(dataset.queries.len())],
         None => &dataset.queries[..],
     };
-    let max_k = *KS.last().unwrap_or(&10);
-    let mut report = Report {
+    let mut report = empty_report(dataset, queries, embedder, reranker);
+    if grid.ingests.iter().any(|i| i.chunking == crate::ingest::Chunking::Given)
+        && !dataset.documents.iter().any(|d| d.given_chunks.is_some())
+    {
+        return Err(Error::user(format!(
+            "{} comes without chunks of its own; drop \"given\" from --chunking (use auto or a token count)",
+            dataset.name
+        )));
+    }
+    note_gold(&mut report, queries, grid);
+    let mut vectors = match (&grid.vector_cache, embedder) {
+        (Some(dir), Some(_)) => Some(crate::vector_cache::FolderCache::open(dir)?),
+        _ => None,
+    };
+    let models = Models { config, embedder, reranker };
+    for &ingest_config in &grid.ingests {
+        let label = ingest_config.label();
+        progress.phase(&format!("ingest {label}"), dataset.documents.len() as u64);
+        let dir = grid.index_dir.join(&label);
+        let location = ingest::location(grid, &label, &dir);
+        let set = ingest::ingest(
+            dataset,
+            ingest_config,
+            config,
+            embedder,
+            &dir,
+            &location,
+            vectors.as_mut(),
+            &mut |name| progress.step(name),
+        )?;
+        note_ingest(&mut report, &label, &set.stats);
+        run_ingest(&mut report, &label, &set, queries, grid, &models, progress)?;
+        report.ingests.insert(label, set.stats);
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// What the strategies search with.
+struct Models<'a> {
+    config: &'a Config,
+    embedder: Option<&'a dyn Embedder>,
+    reranker: Option<&'a dyn Reranker>,
+}
+
+/// The report before anything ran: the data set, the queries and the models.
+fn empty_report(
+    dataset: &Dataset,
+    queries: &[crate::dataset::Query],
+    embedder: Option<&dyn Embedder>,
+    reranker: Option<&dyn Reranker>,
+) -> Report {
+    Report {
         dataset: dataset.name.clone(),
         documents: dataset.documents.len(),
         queries: queries.len(),
@@ -226,15 +277,11 @@ pub fn run(
         command: String::new(),
         machine: String::new(),
         seconds: 0.0,
-    };
-    if grid.ingests.iter().any(|i| i.chunking == crate::ingest::Chunking::Given)
-        && !dataset.documents.iter().any(|d| d.given_chunks.is_some())
-    {
-        return Err(Error::user(format!(
-            "{} comes without chunks of its own; drop \"given\" from --chunking (use auto or a token count)",
-            dataset.name
-        )));
     }
+}
+
+/// Notes on what the gold can say: chunk ids across chunkings, whole documents.
+fn note_gold(report: &mut Report, queries: &[crate::dataset::Query], grid: &Grid) {
     let chunk_gold =
         queries.iter().flat_map(|q| &q.gold).any(|g| matches!(g.target, crate::dataset::Target::Chunk(_)));
     if chunk_gold && grid.ingests.len() > 1 {
@@ -251,84 +298,79 @@ pub fn run(
             strata_core::config::MAX_K
         ));
     }
-    let mut vectors = match (&grid.vector_cache, embedder) {
-        (Some(dir), Some(_)) => Some(crate::vector_cache::FolderCache::open(dir)?),
-        _ => None,
-    };
-    for &ingest_config in &grid.ingests {
-        let label = ingest_config.label();
-        progress.phase(&format!("ingest {label}"), dataset.documents.len() as u64);
-        let dir = grid.index_dir.join(&label);
-        let location = ingest::location(grid, &label, &dir);
-        let set = ingest::ingest(
-            dataset,
-            ingest_config,
-            config,
-            embedder,
-            &dir,
-            &location,
-            vectors.as_mut(),
-            &mut |name| progress.step(name),
-        )?;
-        if let Some(note) = &set.stats.note {
-            report.notes.push(format!("ingest {label}: {note}"));
-        }
-        if let Some(c) = &set.stats.contexts {
-            report.notes.push(format!(
-                "ingest {label}: contexts by {}: {} written, {} from {}, {} structural fallbacks, {} chunks of cut documents; {}",
-                c.contextualizer,
-                c.tally.written,
-                c.tally.cached,
-                crate::ingest::CONTEXT_CACHE_FILE,
-                c.tally.fallbacks,
-                c.tally.truncated,
-                strata_providers::cost::describe(&c.tally.usage, c.tally.cost_usd)
-            ));
-        }
-        if !set.stats.failed.is_empty() {
-            report.notes.push(format!(
-                "ingest {label}: {} documents failed, first: {} ({})",
-                set.stats.failed.len(),
-                set.stats.failed[0].0,
-                set.stats.failed[0].1
-            ));
-        }
-        let mut doc_number: HashMap<DocId, usize> = HashMap::new();
-        let mut ids: Vec<&DocId> = set.names.keys().collect();
-        ids.sort();
-        for (i, id) in ids.into_iter().enumerate() {
-            doc_number.insert(id.clone(), i);
-        }
-        let golds: Vec<judge::ResolvedGold> =
-            queries.iter().map(|q| judge::resolve(q, &set, &doc_number)).collect();
-        report.unresolved_gold.insert(label.clone(), golds.iter().map(|g| g.unresolved).sum());
-        let catalog = Catalog::read(set.store.as_ref())?;
-        for strategy in &grid.strategies {
-            let search = strategy.search_config(&config.search)?;
-            let highlights = strategy.judges_highlights().then(|| Expand {
-                highlights: search.highlights.max(1),
-                dense_highlights: search.dense_highlights,
-                dense_highlight_sentences: search.dense_highlight_sentences,
-                ..Expand::none()
-            });
-            let searcher = Searcher::with_catalog(set.store.as_ref(), search, catalog.clone());
-            let searcher = match embedder {
-                Some(e) if set.has_vectors() => searcher.with_embedder(e)?,
-                _ => searcher,
-            };
-            let searcher = match reranker {
-                Some(r) => searcher.with_reranker(r, config.rerank.candidates),
-                None => searcher,
-            };
-            progress.phase(&format!("{label} · {}", strategy.name), queries.len() as u64);
-            let judged = Judged { golds: &golds, set: &set, doc_number: &doc_number, highlights };
-            let row = run_strategy(&searcher, strategy, queries, &judged, max_k, progress);
-            report.rows.push(Row { ingest: label.clone(), ..row });
-        }
-        report.ingests.insert(label, set.stats);
+}
+
+/// Notes on one ingest: its own note, the contexts a model wrote, the documents that failed.
+fn note_ingest(report: &mut Report, label: &str, stats: &ingest::IngestStats) {
+    if let Some(note) = &stats.note {
+        report.notes.push(format!("ingest {label}: {note}"));
     }
-    report.seconds = started.elapsed().as_secs_f64();
-    Ok(report)
+    if let Some(c) = &stats.contexts {
+        report.notes.push(format!(
+            "ingest {label}: contexts by {}: {} written, {} from {}, {} structural fallbacks, {} chunks of cut documents; {}",
+            c.contextualizer,
+            c.tally.written,
+            c.tally.cached,
+            crate::ingest::CONTEXT_CACHE_FILE,
+            c.tally.fallbacks,
+            c.tally.truncated,
+            strata_providers::cost::describe(&c.tally.usage, c.tally.cost_usd)
+        ));
+    }
+    if !stats.failed.is_empty() {
+        report.notes.push(format!(
+            "ingest {label}: {} documents failed, first: {} ({})",
+            stats.failed.len(),
+            stats.failed[0].0,
+            stats.failed[0].1
+        ));
+    }
+}
+
+/// Every strategy of the grid on one ingest's index: a row each.
+fn run_ingest(
+    report: &mut Report,
+    label: &str,
+    set: &ingest::IndexedSet,
+    queries: &[crate::dataset::Query],
+    grid: &Grid,
+    models: &Models<'_>,
+    progress: &dyn Progress,
+) -> Result<()> {
+    let max_k = *KS.last().unwrap_or(&10);
+    let mut doc_number: HashMap<DocId, usize> = HashMap::new();
+    let mut ids: Vec<&DocId> = set.names.keys().collect();
+    ids.sort();
+    for (i, id) in ids.into_iter().enumerate() {
+        doc_number.insert(id.clone(), i);
+    }
+    let golds: Vec<judge::ResolvedGold> =
+        queries.iter().map(|q| judge::resolve(q, set, &doc_number)).collect();
+    report.unresolved_gold.insert(label.to_string(), golds.iter().map(|g| g.unresolved).sum());
+    let catalog = Catalog::read(set.store.as_ref())?;
+    for strategy in &grid.strategies {
+        let search = strategy.search_config(&models.config.search)?;
+        let highlights = strategy.judges_highlights().then(|| Expand {
+            highlights: search.highlights.max(1),
+            dense_highlights: search.dense_highlights,
+            dense_highlight_sentences: search.dense_highlight_sentences,
+            ..Expand::none()
+        });
+        let searcher = Searcher::with_catalog(set.store.as_ref(), search, catalog.clone());
+        let searcher = match models.embedder {
+            Some(e) if set.has_vectors() => searcher.with_embedder(e)?,
+            _ => searcher,
+        };
+        let searcher = match models.reranker {
+            Some(r) => searcher.with_reranker(r, models.config.rerank.candidates),
+            None => searcher,
+        };
+        progress.phase(&format!("{label} · {}", strategy.name), queries.len() as u64);
+        let judged = Judged { golds: &golds, set, doc_number: &doc_number, highlights };
+        let row = run_strategy(&searcher, strategy, queries, &judged, max_k, progress);
+        report.rows.push(Row { ingest: label.to_string(), ..row });
+    }
+    Ok(())
 }
 
 /// What a strategy's answers are judged against.
