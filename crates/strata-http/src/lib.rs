@@ -5,8 +5,8 @@
 //! (connection errors, timeouts, HTTP 408, 409, 429, 500, 502, 503, 504 and 529) and
 //! [`Failure::Permanent`] (anything retrying cannot fix), with the server's own message and
 //! its `Retry-After`. Each client keeps its own retry loop ([`backoff`] is the embedder's).
-//! An [`secret::ApiKey`] is read from the environment, sent as a sensitive header and cut out
-//! of any message that echoes it.
+//! An API key ([`secret::ApiKey`]) is read from the environment, sent as a sensitive header
+//! and cut out of any message that echoes it.
 #![warn(missing_docs)]
 
 pub mod secret;
@@ -51,8 +51,9 @@ pub struct Credential<'a> {
     pub bearer: bool,
 }
 
-/// One JSON POST of `body` to `url`, shared by every HTTP client of strata (this embedder
-/// and the `strata-providers` transport): the body of a 2xx answer, or why there was none.
+/// One JSON POST of `body` to `url`, shared by every HTTP client of strata (the HTTP
+/// embedder and the `strata-providers` transport): the body of a 2xx answer, or why there
+/// was none.
 ///
 /// The key goes in a sensitive header and is cut out of the server's message *before* the
 /// message is shortened (a key cut in two would not be found). Connection errors, timeouts
@@ -149,7 +150,6 @@ fn jitter() -> f64 {
 }
 
 /// A `Retry-After` value (seconds, or an HTTP date) as a delay from `now`, capped at 60 s.
-/// Shared with the HTTP clients of `strata-providers`.
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim();
     let delay = match value.parse::<u64>() {
