@@ -203,56 +203,11 @@ impl RecordBuilder {
             warnings,
         } = self;
         let end = text.len();
-        // Own spans run to the next node's heading; subtrees to the next node that is not a
-        // descendant (the next one at the same or a shallower level).
-        for i in 0..nodes.len() {
-            let next = nodes.get(i + 1).map(|n| n.heading.start).unwrap_or(end);
-            let level = nodes[i].level;
-            let subtree_end =
-                nodes[i + 1..].iter().find(|n| n.level <= level).map(|n| n.heading.start).unwrap_or(end);
-            let start = nodes[i].heading.start;
-            nodes[i].own = Span::new(start, next);
-            nodes[i].subtree = Span::new(start, subtree_end);
-        }
+        set_spans(&mut nodes, end);
         let tree = Tree::from_nodes(nodes);
-
-        let references: Vec<Reference> = refs
-            .into_iter()
-            .map(|r| {
-                let resolved = strata_text::number::find(&tree, &r.target).next().map(|n| n.id);
-                Reference {
-                    raw: r.raw,
-                    span: r.span,
-                    target: r.target,
-                    via: r.via,
-                    external: None,
-                    resolved,
-                    exact: resolved.is_some(),
-                    from: r.from,
-                }
-            })
-            .collect();
-
-        // Chunks tile each node's own span: the first starts at the heading, each ends where
-        // the next paragraph of the node starts, the last at the node's end. A node without
-        // paragraphs but with a heading gets one chunk for the heading.
-        let mut chunks = Vec::new();
-        for node in tree.nodes() {
-            let mine: Vec<&Para> = paras.iter().filter(|p| p.node == node.id).collect();
-            if mine.is_empty() {
-                if !node.own.is_empty() {
-                    chunks.push((node.id, node.own, ChunkKind::Content, Vec::new()));
-                }
-                continue;
-            }
-            for (k, p) in mine.iter().enumerate() {
-                let start = if k == 0 { node.own.start } else { p.span.start };
-                let stop = mine.get(k + 1).map(|q| q.span.start).unwrap_or(node.own.end);
-                chunks.push((node.id, Span::new(start, stop), p.kind, p.defines.clone()));
-            }
-        }
+        let references = resolve(refs, &tree);
         let lines = strata_core::Lines::new(&text, 1);
-        let chunks: Vec<Chunk> = chunks
+        let chunks: Vec<Chunk> = chunk_spans(&tree, &paras)
             .into_iter()
             .enumerate()
             .map(|(ordinal, (node, span, kind, defines))| {
@@ -306,6 +261,61 @@ impl RecordBuilder {
         debug_assert_eq!(document.validate(), Ok(()));
         DocumentRecord::new(document, chunks, definitions, references)
     }
+}
+
+/// Own spans run to the next node's heading; subtrees to the next node that is not a
+/// descendant (the next one at the same or a shallower level).
+fn set_spans(nodes: &mut [Node], end: usize) {
+    for i in 0..nodes.len() {
+        let next = nodes.get(i + 1).map(|n| n.heading.start).unwrap_or(end);
+        let level = nodes[i].level;
+        let subtree_end =
+            nodes[i + 1..].iter().find(|n| n.level <= level).map(|n| n.heading.start).unwrap_or(end);
+        let start = nodes[i].heading.start;
+        nodes[i].own = Span::new(start, next);
+        nodes[i].subtree = Span::new(start, subtree_end);
+    }
+}
+
+/// The references, each resolved to the node whose number it names.
+fn resolve(refs: Vec<PendingRef>, tree: &Tree) -> Vec<Reference> {
+    refs.into_iter()
+        .map(|r| {
+            let resolved = strata_text::number::find(tree, &r.target).next().map(|n| n.id);
+            Reference {
+                raw: r.raw,
+                span: r.span,
+                target: r.target,
+                via: r.via,
+                external: None,
+                resolved,
+                exact: resolved.is_some(),
+                from: r.from,
+            }
+        })
+        .collect()
+}
+
+/// Chunks tile each node's own span: the first starts at the heading, each ends where the
+/// next paragraph of the node starts, the last at the node's end. A node without paragraphs
+/// but with a heading gets one chunk for the heading.
+fn chunk_spans(tree: &Tree, paras: &[Para]) -> Vec<(NodeId, Span, ChunkKind, Vec<String>)> {
+    let mut chunks = Vec::new();
+    for node in tree.nodes() {
+        let mine: Vec<&Para> = paras.iter().filter(|p| p.node == node.id).collect();
+        if mine.is_empty() {
+            if !node.own.is_empty() {
+                chunks.push((node.id, node.own, ChunkKind::Content, Vec::new()));
+            }
+            continue;
+        }
+        for (k, p) in mine.iter().enumerate() {
+            let start = if k == 0 { node.own.start } else { p.span.start };
+            let stop = mine.get(k + 1).map(|q| q.span.start).unwrap_or(node.own.end);
+            chunks.push((node.id, Span::new(start, stop), p.kind, p.defines.clone()));
+        }
+    }
+    chunks
 }
 
 /// Number of preamble paragraphs in [`widget_act`]: enough that section 102's chunks have
