@@ -9,7 +9,7 @@
 //!
 //! The index: the corpus's Markdown, HTML and text documents, read and chunked as
 //! `strata ingest` does with the default model (chunks fitted to MiniLM's window), embedded
-//! once with the real model by the ingest's own step ([`strata_engine::record::RecordStep`],
+//! once with the real model by the ingest's own driver ([`strata_engine::driver::Driver`],
 //! without contexts; cached next to the index), then written again and again as
 //! copies under new document ids until the index holds the wanted number of chunks. A copy's
 //! vectors are the originals plus Gaussian noise (σ = 0.02 per dimension, then normalized;
@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use strata_core::{ChunkVectors, Config, DocId, DocumentRecord, Result};
-use strata_engine::record::RecordStep;
+use strata_engine::driver::Driver;
 use strata_index::{EmbeddedStore, Manifest, StoreRead, StoreWrite};
 use strata_ingest::pipeline::Pipeline;
 use strata_model::{Embedder, EmbedderInfo, Embeddings};
@@ -124,28 +124,24 @@ fn main() -> Result<()> {
     if let Some(note) = strata_embed::choose::fit_chunks(&mut config, model.as_ref()) {
         eprintln!("{note}");
     }
-    let pipeline = Pipeline::new(&config)?;
+    config.context.kind = strata_core::config::ContextKind::None;
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target");
     let index = target.join(format!("bench-index-{wanted}"));
 
     // The originals, chunked and embedded once (cached), without contexts.
-    let step = RecordStep {
-        contextualizer: None,
-        embedder: Some(model.as_ref()),
-        tokenizer: pipeline.tokenizer().as_ref(),
-        section_vectors: true,
-        vector_cache: true,
-        embed_slice: Some(64),
-        stop: None,
-    };
+    let driver = Driver::new(&config, Pipeline::new(&config)?, Some(model.as_ref()))?
+        .with_section_vectors(true)
+        .with_embed_slice(64);
+    let pipeline = driver.pipeline();
     let mut originals: Vec<DocumentRecord> = Vec::new();
     for folder in ["markdown", "html", "txt"] {
         let mut files: Vec<PathBuf> =
             std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
         files.sort();
         for file in files {
-            let doc = pipeline.read_file(&file)?;
-            originals.push(pipeline.process(doc));
+            let (source, bytes) = pipeline.load(&file)?;
+            let context = &strata_ingest::context::NoCache;
+            originals.push(driver.prepare(source, &bytes, None, context)?.ingested);
         }
     }
     let base_chunks: usize = originals.iter().map(|r| r.chunks.len()).sum();
@@ -160,8 +156,7 @@ fn main() -> Result<()> {
             let at = Instant::now();
             let mut all = Vec::with_capacity(base_chunks * info.dim);
             let docs: Vec<&_> = originals.iter().collect();
-            for embedded in
-                step.embed_documents(model.as_ref(), &strata_embed::cache::NoCache, &docs, &mut |_, _| {})
+            for embedded in driver.embed(model.as_ref(), &strata_embed::cache::NoCache, &docs, &mut |_, _| {})
             {
                 all.extend_from_slice(&embedded?.vectors.values);
             }

@@ -287,7 +287,7 @@ impl Engine {
             within: options.within.clone(),
             stop: options.stop.as_deref(),
         };
-        ingest::run_reporting(&config, &self.location, inputs, &report, self.embedder.as_deref(), &|| {
+        ingest::run(&config, &self.location, inputs, &report, self.embedder.as_deref(), &|| {
             self.reload_logged()
         })
     }

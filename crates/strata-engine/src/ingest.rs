@@ -1,5 +1,5 @@
-//! The ingest loop of `strata ingest` and of the server's jobs: collect files, run the
-//! pipeline on both cores, write and commit.
+//! The ingest loop of `strata ingest`, the server's jobs and Python: collect files, run the
+//! [`Driver`]'s stages on both cores, write and commit.
 //!
 //! Files are read and processed by worker threads; the main thread owns the store and
 //! writes. A bounded channel keeps at most a few processed documents in memory. One bad file
@@ -12,8 +12,8 @@
 //! flight across all workers; with a language model there are that many workers (up to 16),
 //! since they wait on the network. The main thread stages the new contexts for the cache.
 //!
-//! The main thread finishes each document with [`RecordStep`] (context bookkeeping, embed,
-//! record). With the dense leg on, processed documents wait in a queue until it holds
+//! The workers run each file through read → annotate → tree → chunk → enrich → context
+//! ([`Driver::prepare`]); the main thread finishes each document with embed and record. With the dense leg on, processed documents wait in a queue until it holds
 //! [`EMBED_QUEUE`] chunks (or the input ends); then all their chunks are embedded together
 //! (the embedder uses every core itself) and the documents written. So a corpus of many
 //! small files fills the embedder's batches as one large file does, and the workers read and
@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
+use crate::driver::{Driver, Prepared};
 use crate::models::Chosen;
 use serde::Serialize;
 use strata_core::{Config, DocId, Error, Format, Result, ResultExt};
@@ -35,11 +36,12 @@ pub use strata_ingest::open::Roots;
 use strata_ingest::pipeline::{Ingested, Pipeline};
 use strata_model::Embedder;
 
+use crate::embed::{Embedded, Vectors};
 use crate::ocr_cache::OcrCache;
 pub use crate::ocr_cache::OcrTally;
 use crate::progress::{Observer, Progress};
+use crate::record::ContextSink;
 pub use crate::record::ContextTally;
-use crate::record::{ContextSink, Embedded, RecordStep, Vectors};
 use crate::Location;
 
 /// What happened to one file.
@@ -171,7 +173,7 @@ fn failed(path: &str, msg: String) -> FileOutcome {
 
 enum Work {
     /// Read, chunked and situated (or why its contexts failed).
-    Done(PathBuf, Box<Ingested>, Result<context::Situation>),
+    Done(PathBuf, Box<Prepared>),
     Unchanged(PathBuf, DocId),
     Failed(PathBuf, String),
 }
@@ -187,22 +189,7 @@ const EMBED_QUEUE: usize = 256;
 /// RFC 9110's 778 chunks, release build).
 const EMBED_SLICE: usize = 64;
 
-/// Runs an ingest; `on_commit` is called after each commit (a server publishes the commit to
-/// its readers). `progress` draws strata's bar on standard error.
-pub fn run(
-    config: &Config,
-    location: &Location,
-    inputs: &[String],
-    force: bool,
-    progress: bool,
-    embedder: Option<&dyn Embedder>,
-    on_commit: &dyn Fn(),
-) -> Result<Summary> {
-    let report = Report { force, progress, ..Report::default() };
-    run_reporting(config, location, inputs, &report, embedder, on_commit)
-}
-
-/// How an ingest re-reads and reports: [`run`]'s flags, and an observer of its progress.
+/// How an ingest re-reads and reports: its flags, and an observer of its progress.
 #[derive(Debug, Clone, Default)]
 pub struct Report<'a> {
     /// Re-index files whose content has not changed.
@@ -218,8 +205,10 @@ pub struct Report<'a> {
     pub stop: Option<&'a AtomicBool>,
 }
 
-/// [`run`], reporting as `report` says.
-pub fn run_reporting(
+/// Runs an ingest of `inputs` into `location`, re-reading and reporting as `report` says;
+/// `on_commit` is called after each commit (a server publishes the commit to its readers).
+/// [`crate::Engine::ingest_with`] calls it, which every front-end goes through.
+pub fn run(
     config: &Config,
     location: &Location,
     inputs: &[String],
@@ -229,18 +218,12 @@ pub fn run_reporting(
 ) -> Result<Summary> {
     let (force, started) = (report.force, Instant::now());
     refuse_without_vectors(location, embedder)?;
-    let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
-    let chosen = crate::models::contextualizer(&config.context, pipeline.tokenizer().clone())?;
-    let store = open_for_ingest(config, location, &pipeline)?;
     let ocr_cache = Arc::new(OcrCache::new(location));
-    let pipeline = match pipeline.ocrs() {
-        true => pipeline.with_ocr_cache(ocr_cache.clone()),
-        false => pipeline,
-    };
-    let pipeline = match &report.within {
-        Some(roots) => pipeline.with_roots(roots.clone()),
-        None => pipeline,
-    };
+    let driver = Driver::new(config, pipeline(config, report, &ocr_cache)?, embedder)?
+        .with_embed_slice(EMBED_SLICE)
+        .with_stop(report.stop);
+    let chosen = driver.contextualizer();
+    let store = open_for_ingest(config, location, driver.pipeline())?;
     let stored = store.documents()?;
     let known: HashMap<DocId, String> =
         stored.iter().map(|d| (d.id.clone(), d.content_hash.clone())).collect();
@@ -257,24 +240,15 @@ pub fn run_reporting(
         if chosen.llm().is_some() { config.context.llm.concurrency.clamp(cores, 16) } else { cores };
     // The workers look up cached contexts through a reader of the last commit.
     let reader = if chosen.llm().is_some() { Some(location.open()?) } else { None };
-    let step = RecordStep {
-        contextualizer: chosen.get(),
-        embedder,
-        tokenizer: pipeline.tokenizer().as_ref(),
-        section_vectors: config.dense.sections,
-        vector_cache: config.dense.vector_cache,
-        embed_slice: Some(EMBED_SLICE),
-        stop: report.stop,
-    };
     let mut writer = Writer {
-        summary: Summary::new(files.len() + outcomes.len(), outcomes.len(), embedder, &chosen),
+        summary: Summary::new(files.len() + outcomes.len(), outcomes.len(), embedder, chosen),
         outcomes,
         // Which source path owns each id, committed or written in this run: a second path
         // with the same id is refused rather than allowed to replace the first.
         owners: stored.into_iter().map(|d| (d.id, d.path)).collect(),
         store,
         ocr_cache: &ocr_cache,
-        step,
+        driver: &driver,
         queue: Vec::new(),
         queued_chunks: 0,
         progress: Progress::new(report.progress, files.len(), report.observer),
@@ -285,15 +259,8 @@ pub fn run_reporting(
     };
     let (tx, rx) = mpsc::sync_channel::<Work>(workers * 2);
     let next = AtomicUsize::new(0);
-    let work = Workers {
-        files: &files,
-        next: &next,
-        pipeline: &pipeline,
-        known: &known,
-        force,
-        step,
-        stop: report.stop,
-    };
+    let work =
+        Workers { files: &files, next: &next, driver: &driver, known: &known, force, stop: report.stop };
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
             let tx = tx.clone();
@@ -317,6 +284,20 @@ pub fn run_reporting(
     }
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// The stages from read to enrich of `config`: PDF pages OCR'd through `ocr_cache`, files
+/// confined to the roots the report names.
+fn pipeline(config: &Config, report: &Report<'_>, ocr_cache: &Arc<OcrCache>) -> Result<Pipeline> {
+    let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
+    let pipeline = match pipeline.ocrs() {
+        true => pipeline.with_ocr_cache(ocr_cache.clone()),
+        false => pipeline,
+    };
+    Ok(match &report.within {
+        Some(roots) => pipeline.with_roots(roots.clone()),
+        None => pipeline,
+    })
 }
 
 /// The store an ingest writes, created with the settings of `config` when there is none.
@@ -375,10 +356,9 @@ impl Summary {
 struct Workers<'a> {
     files: &'a [PathBuf],
     next: &'a AtomicUsize,
-    pipeline: &'a Pipeline,
+    driver: &'a Driver<'a>,
     known: &'a HashMap<DocId, String>,
     force: bool,
-    step: RecordStep<'a>,
     stop: Option<&'a AtomicBool>,
 }
 
@@ -399,7 +379,7 @@ impl Workers<'_> {
     }
 
     fn process(&self, path: &Path, reader: Option<&dyn StoreRead>) -> Work {
-        let (source, bytes) = match self.pipeline.load(path) {
+        let (source, bytes) = match self.driver.pipeline().load(path) {
             Ok(loaded) => loaded,
             Err(e) => return Work::Failed(path.to_path_buf(), e.to_string()),
         };
@@ -407,14 +387,12 @@ impl Workers<'_> {
         if !self.force && self.known.get(&id) == Some(&source.content_hash) {
             return Work::Unchanged(path.to_path_buf(), id);
         }
-        match self.pipeline.read_bytes(source, &bytes).and_then(|d| self.pipeline.try_process(d)) {
-            Ok(mut ing) => {
-                let situation = match reader {
-                    Some(store) => self.step.situate(&StoreCache(store), &mut ing),
-                    None => self.step.situate(&context::NoCache, &mut ing),
-                };
-                Work::Done(path.to_path_buf(), Box::new(ing), situation)
-            }
+        let prepared = match reader {
+            Some(store) => self.driver.prepare(source, &bytes, None, &StoreCache(store)),
+            None => self.driver.prepare(source, &bytes, None, &context::NoCache),
+        };
+        match prepared {
+            Ok(prepared) => Work::Done(path.to_path_buf(), Box::new(prepared)),
             Err(e) => Work::Failed(path.to_path_buf(), e.to_string()),
         }
     }
@@ -428,9 +406,9 @@ struct Writer<'a> {
     store: Box<dyn StoreWrite>,
     /// Pages OCR'd in this ingest, staged with each commit.
     ocr_cache: &'a OcrCache,
-    step: RecordStep<'a>,
-    /// Documents waiting to be embedded together, with their contexts' outcome.
-    queue: Vec<(PathBuf, Box<Ingested>, Result<context::Situation>)>,
+    driver: &'a Driver<'a>,
+    /// Documents waiting to be embedded together.
+    queue: Vec<(PathBuf, Box<Prepared>)>,
     queued_chunks: usize,
     progress: Progress<'a>,
     commit_every: usize,
@@ -442,7 +420,7 @@ struct Writer<'a> {
 impl Writer<'_> {
     fn take(&mut self, work: Work) -> Result<()> {
         match work {
-            Work::Done(path, ing, situation) => self.enqueue(path, ing, situation)?,
+            Work::Done(path, prepared) => self.enqueue(path, prepared)?,
             Work::Unchanged(path, id) => {
                 self.summary.unchanged += 1;
                 self.outcomes.push(FileOutcome {
@@ -466,18 +444,13 @@ impl Writer<'_> {
 
     /// Queues a processed document for embedding (or records it at once without the dense
     /// leg); embeds and records the queue once it holds [`EMBED_QUEUE`] chunks.
-    fn enqueue(
-        &mut self,
-        path: PathBuf,
-        ing: Box<Ingested>,
-        situation: Result<context::Situation>,
-    ) -> Result<()> {
-        let id = &ing.document.id;
-        let source = &ing.document.source.path;
+    fn enqueue(&mut self, path: PathBuf, prepared: Box<Prepared>) -> Result<()> {
+        let id = &prepared.ingested.document.id;
+        let source = &prepared.ingested.document.source.path;
         let queued_owner = self
             .queue
             .iter()
-            .map(|(_, q, _)| q)
+            .map(|(_, q)| &q.ingested)
             .find(|q| q.document.id == *id)
             .map(|q| &q.document.source.path);
         if let Some(owner) = self.owners.get(id).or(queued_owner).filter(|o| *o != source) {
@@ -488,11 +461,11 @@ impl Writer<'_> {
             self.fail(&path, msg);
             return Ok(());
         }
-        if self.step.embedder.is_none() {
-            return self.record(&path, ing, situation, None);
+        if self.driver.embedder().is_none() {
+            return self.record(&path, prepared, None);
         }
-        self.queued_chunks += ing.chunks.len();
-        self.queue.push((path, ing, situation));
+        self.queued_chunks += prepared.ingested.chunks.len();
+        self.queue.push((path, prepared));
         if self.queued_chunks >= EMBED_QUEUE {
             self.flush()?;
         }
@@ -503,7 +476,7 @@ impl Writer<'_> {
     fn flush(&mut self) -> Result<()> {
         let queue = std::mem::take(&mut self.queue);
         self.queued_chunks = 0;
-        let Some(embedder) = self.step.embedder else { return Ok(()) };
+        let Some(embedder) = self.driver.embedder() else { return Ok(()) };
         if queue.is_empty() {
             return Ok(());
         }
@@ -520,13 +493,13 @@ impl Writer<'_> {
                 embedded_before + done
             ));
         };
-        let docs: Vec<&Ingested> = queue.iter().map(|(_, ing, _)| &**ing).collect();
+        let docs: Vec<&Ingested> = queue.iter().map(|(_, prepared)| &prepared.ingested).collect();
         let embedded = {
-            let cache = self.step.cache(Vectors::Store, self.store.as_ref());
-            self.step.embed_documents(embedder, cache.as_ref(), &docs, &mut progress)
+            let cache = self.driver.cache(Vectors::Store, self.store.as_ref());
+            self.driver.embed(embedder, cache.as_ref(), &docs, &mut progress)
         };
-        for ((path, ing, situation), embedded) in queue.into_iter().zip(embedded) {
-            self.record(&path, ing, situation, Some(embedded))?;
+        for ((path, prepared), embedded) in queue.into_iter().zip(embedded) {
+            self.record(&path, prepared, Some(embedded))?;
         }
         Ok(())
     }
@@ -536,15 +509,15 @@ impl Writer<'_> {
     fn record(
         &mut self,
         path: &Path,
-        mut ing: Box<Ingested>,
-        situation: Result<context::Situation>,
+        prepared: Box<Prepared>,
         embedded: Option<Result<Embedded>>,
     ) -> Result<()> {
         self.progress.message(path.display().to_string());
+        let Prepared { ingested: mut ing, situation } = *prepared;
         let id = ing.document.id.clone();
         let source = ing.document.source.path.clone();
         let tally = &mut self.summary.contexts;
-        let recorded = self.step.record(
+        let recorded = self.driver.record(
             &mut ing,
             situation,
             embedded,
@@ -646,7 +619,7 @@ mod tests {
         config.dense.enabled = false;
         let location = Location::of(&config, &dir.path().join("index")).unwrap();
         let inputs: Vec<String> = [&good, &zero, &fifo].iter().map(|p| p.display().to_string()).collect();
-        let summary = run(&config, &location, &inputs, false, false, None, &|| {}).unwrap();
+        let summary = run(&config, &location, &inputs, &Report::default(), None, &|| {}).unwrap();
         assert_eq!((summary.ingested, summary.failed), (1, 2), "{:?}", summary.outcomes);
         for name in ["z.md", "pipe.txt"] {
             let outcome = summary.outcomes.iter().find(|o| o.path.ends_with(name)).unwrap();

@@ -2,17 +2,20 @@
 //! an embedded store, keeping what judging needs: each document's text, tree and pages, and
 //! how its input text maps onto strata's text.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
 use strata_core::{Config, DocId, Document, Error, Result, Source, Span};
-use strata_engine::record::{ContextSink, ContextTally, RecordStep, Vectors};
+use strata_engine::driver::{Driver, Prepared};
+use strata_engine::embed::Vectors;
+use strata_engine::record::{ContextSink, ContextTally};
 use strata_engine::Location;
 use strata_index::{Manifest, StoreWrite};
-use strata_ingest::context;
-use strata_ingest::pipeline::{Ingested, Pipeline};
+use strata_ingest::context::{self, ContextCache};
+use strata_ingest::pipeline::{Cut, Pipeline};
 use strata_model::Embedder;
 
 use crate::align::{Alignment, CharIndex};
@@ -274,11 +277,11 @@ pub fn ingest(
 ) -> Result<IndexedSet> {
     let started = Instant::now();
     memory::reset_peak();
-    let (config, note) = config_for(base, ingest, embedder);
-    let pipeline = Pipeline::new(&config)?;
+    let (config, note) = config_for(base, ingest, embedder)?;
+    let driver = Driver::new(&config, Pipeline::new(&config)?, embedder)?.with_section_vectors(true);
     empty_index_dir(dir)?;
     location.destroy()?;
-    let manifest = Manifest::new(pipeline.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
+    let manifest = Manifest::new(driver.tokenizer().id(), config.chunk.max_tokens, config.chunk.overlap);
     let mut store = location.open_or_create(manifest, config.dense.ann_threshold)?;
     let mut stats = IngestStats {
         max_tokens: if ingest.chunking == Chunking::Given { 0 } else { config.chunk.max_tokens },
@@ -286,25 +289,12 @@ pub fn ingest(
         ..IngestStats::default()
     };
     let aligned = aligned_documents(dataset);
-    let context_config = strata_core::config::ContextConfig {
-        kind: ingest.context.label().parse()?,
-        llm: config.context.llm.clone(),
-    };
-    let chosen = strata_engine::models::contextualizer(&context_config, pipeline.tokenizer().clone())?;
+    let chosen = driver.contextualizer();
     let mut cache = match (chosen.llm(), dir.parent()) {
         (Some(_), Some(parent)) => Some(FileCache::open(parent.join(CONTEXT_CACHE_FILE))?),
         _ => None,
     };
     let mut tally = ContextTally::default();
-    let step = RecordStep {
-        contextualizer: chosen.get(),
-        embedder,
-        tokenizer: pipeline.tokenizer().as_ref(),
-        section_vectors: true,
-        vector_cache: config.dense.vector_cache,
-        embed_slice: None,
-        stop: None,
-    };
     let mut docs = HashMap::new();
     let mut names = HashMap::new();
     let mut ids: HashSet<DocId> = HashSet::new();
@@ -312,12 +302,13 @@ pub fn ingest(
     for (n, input) in dataset.documents.iter().enumerate() {
         // A document that cannot be read is reported and skipped; a failure past reading (a
         // model or the store) stops the run, which would otherwise score a partial index.
-        match read_one(&pipeline, dataset, input, ingest, aligned.contains(input.name.as_str()), &mut ids) {
-            Ok((mut record, view)) => {
-                let situation = match &cache {
-                    Some(cache) => step.situate(cache, &mut record),
-                    None => step.situate(&context::NoCache, &mut record),
-                };
+        let context_cache: &dyn ContextCache = match &cache {
+            Some(cache) => cache,
+            None => &context::NoCache,
+        };
+        let align = aligned.contains(input.name.as_str());
+        match prepare(&driver, dataset, input, ingest, align, &mut ids, context_cache) {
+            Ok((Prepared { ingested: mut record, situation }, view)) => {
                 let mut keep = |new: &[(String, String)]| cache.as_mut().map_or(Ok(()), |c| c.append(new));
                 let sink =
                     if chosen.llm().is_some() { ContextSink::Other(&mut keep) } else { ContextSink::Store };
@@ -325,7 +316,7 @@ pub fn ingest(
                     Some(cache) => Vectors::Other(&**cache),
                     None => Vectors::Store,
                 };
-                let recorded = step
+                let recorded = driver
                     .finish(&mut record, situation, sink, lookup, &mut tally, store.as_mut(), &mut |_, _| {})
                     .map_err(|f| Error::from(f).context(format!("ingesting {}", input.name)))?;
                 if let Some(cache) = vectors.as_deref_mut() {
@@ -420,13 +411,15 @@ fn empty_index_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))
 }
 
-/// The configuration one ingest runs with, and what fitting it to the model changed.
+/// The configuration one ingest runs with (its chunking and its context), and what fitting
+/// it to the model changed.
 fn config_for(
     base: &Config,
     ingest: IngestConfig,
     embedder: Option<&dyn Embedder>,
-) -> (Config, Option<String>) {
+) -> Result<(Config, Option<String>)> {
     let mut config = base.clone();
+    config.context.kind = ingest.context.label().parse()?;
     let mut note = None;
     match ingest.chunking {
         Chunking::Tokens(n) => {
@@ -448,23 +441,26 @@ fn config_for(
         config.chunk.overlap = 0;
         note = None;
     }
-    (config, note)
+    Ok((config, note))
 }
 
-/// Reads and chunks one document; its id is made unique within the run.
-fn read_one(
-    pipeline: &Pipeline,
+/// Runs one document through the driver's stages from read to context. Once it is read, it
+/// takes the data set's title, its id is made unique within the run, its input text is
+/// aligned with strata's (for span gold), and it is cut at the data set's spans when the
+/// configuration asks for them.
+fn prepare(
+    driver: &Driver<'_>,
     dataset: &Dataset,
     input: &DocInput,
     ingest: IngestConfig,
     align: bool,
     ids: &mut HashSet<DocId>,
-) -> Result<(Ingested, DocView)> {
-    let (mut document, input_text): (Document, String) = match &input.content {
+    cache: &dyn ContextCache,
+) -> Result<(Prepared, DocView)> {
+    let (source, bytes, title) = match &input.content {
         Content::File(path) => {
-            let (source, bytes) = pipeline.load(path)?;
-            let input_text = String::from_utf8_lossy(&bytes).into_owned();
-            (pipeline.read_bytes(source, &bytes)?, input_text)
+            let (source, bytes) = driver.pipeline().load(path)?;
+            (source, Cow::Owned(bytes), None)
         }
         Content::Text { title, text, format } => {
             let source = Source {
@@ -474,49 +470,65 @@ fn read_one(
                 size: text.len() as u64,
                 mtime: None,
             };
-            let mut doc = pipeline.read_bytes(source, text.as_bytes())?;
-            if let Some(title) = title {
-                doc.title = title.clone();
-            }
-            (doc, text.clone())
+            (source, Cow::Borrowed(text.as_bytes()), title.as_ref())
         }
     };
-    let mut id = document.id.clone();
-    let mut n = 2;
-    while !ids.insert(id.clone()) {
-        id = DocId(format!("{}-{n}", document.id.as_str()));
-        n += 1;
-    }
-    document.id = id;
-    let align = if align { Alignment::new(&input_text, &document.text) } else { Alignment::unknown() };
-    let record = match (ingest.chunking, &input.given_chunks) {
-        (Chunking::Given, Some(given)) => {
-            let spans: Vec<Span> = given
-                .iter()
-                .map(|s| Span::new(align.map(s.start), align.map(s.end)))
-                .filter(|s| !s.is_empty())
-                .collect();
-            pipeline.process_at(document, &spans)?
+    let mut alignment = None;
+    let mut adjust = |document: &mut Document| {
+        if let Some(title) = title {
+            document.title = title.clone();
         }
-        (Chunking::Given, None) => {
-            return Err(Error::user(format!(
-                "document {} has no given chunks; use --chunking auto or a token count",
-                input.name
-            )))
-        }
-        _ => pipeline.try_process(document)?,
+        document.id = unique_id(ids, &document.id);
+        let align = match align {
+            true => Alignment::new(&String::from_utf8_lossy(&bytes), &document.text),
+            false => Alignment::unknown(),
+        };
+        let cut = cut(input, ingest, &align);
+        alignment = Some(align);
+        cut
     };
-    let doc = &record.document;
+    let prepared = driver.prepare(source, &bytes, Some(&mut adjust), cache)?;
+    let doc = &prepared.ingested.document;
     let view = DocView {
         id: doc.id.clone(),
         chars: CharIndex::new(&doc.text),
         text: doc.text.clone(),
-        align,
+        align: alignment.unwrap_or_else(Alignment::unknown),
         tree: doc.tree.clone(),
         pages: doc.pages.clone(),
-        chunk_spans: record.chunks.iter().map(|c| c.span).collect(),
+        chunk_spans: prepared.ingested.chunks.iter().map(|c| c.span).collect(),
     };
-    Ok((record, view))
+    Ok((prepared, view))
+}
+
+/// `id`, or `id-2`, `id-3`, … when the run has it already; taken.
+fn unique_id(ids: &mut HashSet<DocId>, id: &DocId) -> DocId {
+    let mut unique = id.clone();
+    let mut n = 2;
+    while !ids.insert(unique.clone()) {
+        unique = DocId(format!("{}-{n}", id.as_str()));
+        n += 1;
+    }
+    unique
+}
+
+/// How the chunk stage cuts `input`: at its given spans (mapped into strata's text by
+/// `align`) when the configuration asks for them, by strata's chunker otherwise.
+fn cut(input: &DocInput, ingest: IngestConfig, align: &Alignment) -> Result<Cut> {
+    match (ingest.chunking, &input.given_chunks) {
+        (Chunking::Given, Some(given)) => Ok(Cut::Spans(
+            given
+                .iter()
+                .map(|s| Span::new(align.map(s.start), align.map(s.end)))
+                .filter(|s| !s.is_empty())
+                .collect(),
+        )),
+        (Chunking::Given, None) => Err(Error::user(format!(
+            "document {} has no given chunks; use --chunking auto or a token count",
+            input.name
+        ))),
+        _ => Ok(Cut::Chunker),
+    }
 }
 
 impl IndexedSet {

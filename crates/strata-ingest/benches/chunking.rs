@@ -1,7 +1,7 @@
 //! strata's chunker against `text-splitter`'s `MarkdownSplitter`, same tokenizer, same text,
 //! same 512-token limit, in one process.
 //!
-//! Inputs (read once at setup with `Pipeline::read_file`):
+//! Inputs (read once at setup with `Pipeline::document_file`):
 //! - `markdown`: the corpus `markdown/*.md` files (`document.text`: the source minus front matter);
 //! - `html`: the text extracted from the corpus `html/*.htm*` files.
 //!
@@ -115,7 +115,7 @@ fn load() -> Result<Setup, String> {
     for (name, paths) in [("markdown", md_files), ("html", html_files)] {
         let mut docs = Vec::new();
         for path in &paths {
-            docs.push(pipeline.read_file(path).map_err(|e| format!("reading {}: {e}", path.display()))?);
+            docs.push(pipeline.document_file(path).map_err(|e| format!("reading {}: {e}", path.display()))?);
         }
         let bytes = docs.iter().map(|d| d.text.len()).sum();
         sets.push(InputSet { name, docs, bytes });

@@ -1,13 +1,14 @@
-//! The ingest stages in order for one file: read → tree → chunk → enrich.
+//! The document half of the ingest stages for one file, read → annotate → tree → chunk →
+//! enrich ([`Stage`]), each a method of [`Pipeline`] named after it. The ingest driver
+//! (`strata_engine::driver`) runs them, then context → embed → record.
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
 use strata_core::{
-    document_lead, Config, DocId, Document, DocumentRecord, Error, Format, Page, Result, Source, Span,
+    document_lead, Chunk, Config, DocId, Document, DocumentRecord, Error, Format, Page, Result, Source, Span,
 };
 
 use crate::chunk::Chunker;
@@ -15,13 +16,39 @@ use crate::enrich::{enrich, Enrichment};
 use crate::identity::{identify, title_is_placeholder};
 use crate::open::{self, Roots};
 use crate::read::pdf::ocr::{OcrOptions, PageCache};
-use crate::read::{reader_with, ReadError, ReadLimits};
+use crate::read::{reader_with, Parsed, ReadError, ReadLimits};
+use crate::stage::Stage;
 use crate::tokenize;
 use crate::tree::{build_tree, keep_headings};
 use strata_text::tokenize::Tokenizer;
 
 /// A document with everything ingest found in it, ready for the index.
 pub type Ingested = DocumentRecord;
+
+/// A document between the read and the tree stages.
+#[derive(Debug)]
+pub struct Draft {
+    /// Where it came from.
+    pub source: Source,
+    /// What the reader made of it; annotate adds to its metadata.
+    pub parsed: Parsed,
+    /// Its pages, from the reader's page breaks.
+    pub pages: Vec<Page>,
+    /// Its title once annotate chose one; the tree stage names a document without one by
+    /// its file.
+    pub title: Option<String>,
+}
+
+/// How the chunk stage cuts a document.
+#[derive(Debug, Clone, Default)]
+pub enum Cut {
+    /// strata's chunker (`[chunk]`).
+    #[default]
+    Chunker,
+    /// At these spans of the document's text (data sets that come with their own chunks;
+    /// see [`Chunker::chunk_at`]).
+    Spans(Vec<Span>),
+}
 
 /// Runs the ingest stages with one configuration.
 pub struct Pipeline {
@@ -85,12 +112,6 @@ impl Pipeline {
             .ok_or_else(|| Error::read(path, ReadError::Unsupported(ext.to_string()).to_string()))
     }
 
-    /// Reads one file into a document.
-    pub fn read_file(&self, path: &Path) -> Result<Document> {
-        let (source, bytes) = self.load(path)?;
-        self.read_bytes(source, &bytes)
-    }
-
     /// Loads a file's bytes and describes its source (content hash included), without
     /// parsing, so that an unchanged file can be skipped cheaply. The file is opened once
     /// ([`open::open`]): only a regular file is read (a device or FIFO is refused without
@@ -137,49 +158,77 @@ impl Pipeline {
         Ok((source, bytes))
     }
 
-    /// Reads bytes of a known source. A reader that panics is reported as a per-file error.
-    #[tracing::instrument(name = "read", skip_all, fields(path = %source.path, bytes = bytes.len()))]
-    pub fn read_bytes(&self, source: Source, bytes: &[u8]) -> Result<Document> {
+    /// Loads a file and runs read → annotate → tree on it.
+    pub fn document_file(&self, path: &Path) -> Result<Document> {
+        let (source, bytes) = self.load(path)?;
+        self.document(source, &bytes)
+    }
+
+    /// read → annotate → tree: the bytes of a known source as a document. A stage that
+    /// panics is reported as this file's error.
+    pub fn document(&self, source: Source, bytes: &[u8]) -> Result<Document> {
         let path = source.path.clone();
+        let mut draft = Stage::Read.run(&path, || self.read(source, bytes))?;
+        Stage::Annotate.run(&path, || self.annotate(&mut draft))?;
+        Stage::Tree.run(&path, || Ok(self.tree(draft)))
+    }
+
+    /// chunk → enrich: `document` cut as `cut` says, its chunks tagged and its definitions
+    /// and references found. A stage that panics is reported as this file's error.
+    pub fn process(&self, document: Document, cut: &Cut) -> Result<Ingested> {
+        let path = document.source.path.clone();
+        let mut chunks = Stage::Chunk.run(&path, || self.chunk(&document, cut))?;
+        let Enrichment { definitions, references } =
+            Stage::Enrich.run(&path, || Ok(self.enrich(&document, &mut chunks)))?;
+        tracing::debug!(
+            chunks = chunks.len(),
+            definitions = definitions.len(),
+            references = references.len(),
+            "processed"
+        );
+        Ok(Ingested::new(document, chunks, definitions, references))
+    }
+
+    /// Loads a file and runs read → annotate → tree → chunk → enrich on it, with strata's
+    /// chunker.
+    pub fn ingest_file(&self, path: &Path) -> Result<Ingested> {
+        self.process(self.document_file(path)?, &Cut::Chunker)
+    }
+
+    /// The read stage: the format's reader on `bytes`, and the pages its page breaks make.
+    pub fn read(&self, source: Source, bytes: &[u8]) -> Result<Draft> {
+        let path = source.path.as_str();
         let reader = reader_with(source.format, &self.ocr, self.ocr_cache.as_ref()).ok_or_else(|| {
-            Error::read(&path, format!("{} files are not supported by this build yet", source.format.name()))
+            Error::read(path, format!("{} files are not supported by this build yet", source.format.name()))
         })?;
-        let parsed = catch_unwind(AssertUnwindSafe(|| reader.read_with(bytes, &self.limits)))
-            .map_err(|_| {
-                Error::read(
-                    &path,
-                    "the reader crashed on this file (a strata bug; please report it with the file)",
-                )
-            })?
-            .map_err(|e| Error::read(&path, e.to_string()))?;
-        let text_len = parsed.text.len();
-        let mut pages = Vec::with_capacity(parsed.page_breaks.len() + 1);
-        let mut at = 0;
-        for (i, &b) in parsed.page_breaks.iter().chain(std::iter::once(&text_len)).enumerate() {
-            if b < at || (b == at && b != text_len) {
-                continue;
-            }
-            pages.push(Page {
-                number: i as u32 + 1,
-                label: parsed.page_labels.get(i).cloned().flatten(),
-                span: Span::new(at, b),
-                ocr: parsed.ocr.get(i).copied().flatten().map(|c| c.round().clamp(0.0, 100.0) as u8),
-            });
-            at = b;
-        }
-        // The identity stage: what the document is, from its first pages; it names documents
-        // whose own title names nothing.
-        let identity = identify(&parsed.text, &pages);
-        let mut metadata = parsed.metadata;
+        let parsed = reader.read_with(bytes, &self.limits).map_err(|e| Error::read(path, e.to_string()))?;
+        let pages = pages(&parsed);
+        Ok(Draft { source, parsed, pages, title: None })
+    }
+
+    /// The annotate stage: what the document is, from its first pages (identity), into its
+    /// metadata, with the configuration's and a sidecar's metadata; and its title, which
+    /// identity gives a document whose own title names nothing.
+    pub fn annotate(&self, draft: &mut Draft) -> Result<()> {
+        let identity = identify(&draft.parsed.text, &draft.pages);
+        let metadata = &mut draft.parsed.metadata;
         for (key, value) in identity.metadata() {
             metadata.entry(key.to_string()).or_insert(value);
         }
-        let given_title = crate::metadata::apply(&mut metadata, &self.metadata, Path::new(&path))?;
-        let title = given_title
-            .or(parsed.title)
+        let given_title = crate::metadata::apply(metadata, &self.metadata, Path::new(&draft.source.path))?;
+        draft.title = given_title
+            .or(draft.parsed.title.take())
             .filter(|t| !title_is_placeholder(t))
-            .or_else(|| identity.title())
-            .unwrap_or_else(|| file_stem(&path));
+            .or_else(|| identity.title());
+        Ok(())
+    }
+
+    /// The tree stage: the reader's heading marks, at most `[ingest] max_sections` of them,
+    /// as the document's heading tree.
+    pub fn tree(&self, draft: Draft) -> Document {
+        let Draft { source, parsed, pages, title } = draft;
+        let path = source.path.as_str();
+        let title = title.unwrap_or_else(|| file_stem(path));
         let mut warnings = parsed.warnings;
         // Readers keep `max_sections` headings as they read; kept here again for any reader.
         let (headings, dropped) = keep_headings(parsed.headings, self.limits.max_headings);
@@ -191,72 +240,58 @@ impl Pipeline {
                 self.limits.max_headings
             ));
         }
-        let tree = build_tree(&title, text_len, &headings, &pages);
+        let tree = build_tree(&title, parsed.text.len(), &headings, &pages);
         let lead = document_lead(&parsed.text, &pages);
-        Ok(Document {
-            id: DocId::from_source(&path),
+        Document {
+            id: DocId::from_source(path),
             source,
             title,
             text: parsed.text,
             pages,
             blocks: parsed.blocks,
             tree,
-            metadata,
+            metadata: parsed.metadata,
             lead,
             warnings,
             first_line: parsed.first_line,
-        })
-    }
-
-    /// Chunks and enriches a document.
-    #[tracing::instrument(name = "process", skip_all, fields(doc = %document.id))]
-    pub fn process(&self, document: Document) -> Ingested {
-        let mut chunks = tracing::info_span!("chunk").in_scope(|| self.chunker.chunk(&document));
-        let Enrichment { definitions, references } =
-            tracing::info_span!("enrich").in_scope(|| enrich(&document, &mut chunks));
-        tracing::debug!(
-            chunks = chunks.len(),
-            definitions = definitions.len(),
-            references = references.len(),
-            "processed"
-        );
-        Ingested::new(document, chunks, definitions, references)
-    }
-
-    /// Enriches a document cut at given spans instead of by the chunker (see
-    /// [`Chunker::chunk_at`]), for data sets that come with their own chunks.
-    pub fn process_at(&self, document: Document, spans: &[Span]) -> Result<Ingested> {
-        let path = document.source.path.clone();
-        let mut chunks = self.chunker.chunk_at(&document, spans).map_err(|e| Error::read(&path, e))?;
-        let Enrichment { definitions, references } =
-            catch_unwind(AssertUnwindSafe(|| enrich(&document, &mut chunks))).map_err(|_| {
-                Error::read(&path, "enrichment crashed on this file (a strata bug; please report it)")
-            })?;
-        Ok(Ingested::new(document, chunks, definitions, references))
-    }
-
-    /// Chunks and enriches a document; a panic in either stage is a per-file error instead of
-    /// the end of the whole ingest.
-    pub fn try_process(&self, document: Document) -> Result<Ingested> {
-        let path = document.source.path.clone();
-        let ingested = catch_unwind(AssertUnwindSafe(|| self.process(document))).map_err(|_| {
-            Error::read(&path, "chunking or enrichment crashed on this file (a strata bug; please report it)")
-        })?;
-        // A PDF whose every line is a running header, footer or page number reads as text
-        // that no chunk holds: listed with 0 chunks, it would be found by nothing.
-        if ingested.chunks.is_empty() {
-            return Err(Error::read(
-                &path,
-                "no text to index: every line read is page furniture (running headers, footers, page numbers) or blank",
-            ));
         }
-        Ok(ingested)
     }
 
-    /// Reads and processes one file. Any failure, a panic included, is a per-file error.
-    pub fn ingest_file(&self, path: &Path) -> Result<Ingested> {
-        self.try_process(self.read_file(path)?)
+    /// The chunk stage: `document` cut by the chunker, or at the spans given.
+    pub fn chunk(&self, document: &Document, cut: &Cut) -> Result<Vec<Chunk>> {
+        match cut {
+            Cut::Chunker => Ok(self.chunker.chunk(document)),
+            Cut::Spans(spans) => {
+                self.chunker.chunk_at(document, spans).map_err(|e| Error::read(&document.source.path, e))
+            }
+        }
     }
+
+    /// The enrich stage: chunk kinds, defined terms, cross-references resolved to sections.
+    pub fn enrich(&self, document: &Document, chunks: &mut [Chunk]) -> Enrichment {
+        enrich(document, chunks)
+    }
+}
+
+/// The pages of `parsed`, from its page breaks: an empty page (two equal breaks) is left out,
+/// and the pages after it keep their numbers.
+fn pages(parsed: &Parsed) -> Vec<Page> {
+    let text_len = parsed.text.len();
+    let mut pages = Vec::with_capacity(parsed.page_breaks.len() + 1);
+    let mut at = 0;
+    for (i, &b) in parsed.page_breaks.iter().chain(std::iter::once(&text_len)).enumerate() {
+        if b < at || (b == at && b != text_len) {
+            continue;
+        }
+        pages.push(Page {
+            number: i as u32 + 1,
+            label: parsed.page_labels.get(i).cloned().flatten(),
+            span: Span::new(at, b),
+            ocr: parsed.ocr.get(i).copied().flatten().map(|c| c.round().clamp(0.0, 100.0) as u8),
+        });
+        at = b;
+    }
+    pages
 }
 
 /// Reads `source` to its end if it holds at most `limit` bytes; `None` as soon as more
@@ -373,7 +408,7 @@ mod tests {
         std::thread::spawn(move || {
             let mut config = Config::default();
             config.ingest.max_file_bytes = 2 * 1024 * 1024;
-            let _ = tx.send(Pipeline::new(&config).unwrap().read_file(&file).map(|_| ()));
+            let _ = tx.send(Pipeline::new(&config).unwrap().document_file(&file).map(|_| ()));
         });
         let err =
             rx.recv_timeout(Duration::from_secs(3)).expect("the read did not return in 3 s").unwrap_err();

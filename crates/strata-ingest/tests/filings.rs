@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use strata_core::{BlockKind, Chunk, ChunkKind, Config, Document};
 use strata_ingest::context::add_structural;
-use strata_ingest::pipeline::Pipeline;
+use strata_ingest::pipeline::{Cut, Pipeline};
 
 /// Share of listed Items that must be nodes starting on their page.
 const MIN_ITEMS: f64 = 0.95;
@@ -54,7 +54,7 @@ fn gold() -> BTreeMap<String, Vec<(String, u32)>> {
 
 fn document(path: &Path) -> Document {
     static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
-    PIPELINE.get_or_init(|| Pipeline::new(&Config::default()).unwrap()).read_file(path).unwrap()
+    PIPELINE.get_or_init(|| Pipeline::new(&Config::default()).unwrap()).document_file(path).unwrap()
 }
 
 /// The item a heading names (`item 7a`), if any.
@@ -141,7 +141,7 @@ fn heading_sample() {
 fn chunks(path: &Path) -> (Document, Vec<Chunk>) {
     static PIPELINE: OnceLock<Pipeline> = OnceLock::new();
     let pipeline = PIPELINE.get_or_init(|| Pipeline::new(&Config::default()).unwrap());
-    let mut record = pipeline.process(pipeline.read_file(path).unwrap());
+    let mut record = pipeline.process(pipeline.document_file(path).unwrap(), &Cut::Chunker).unwrap();
     add_structural(&record.document, &mut record.chunks);
     (record.document, record.chunks)
 }

@@ -27,7 +27,7 @@ fn read(path: &Path) -> Parsed {
 }
 
 fn document(path: &Path) -> Document {
-    Pipeline::new(&Config::default()).unwrap().read_file(path).unwrap()
+    Pipeline::new(&Config::default()).unwrap().document_file(path).unwrap()
 }
 
 /// Letters and digits, lower-cased, ligatures spelt out (poppler keeps `ﬁ` as one letter).

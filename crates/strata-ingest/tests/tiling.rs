@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use strata_core::{Config, Document, Format, Source};
-use strata_ingest::pipeline::{Ingested, Pipeline};
+use strata_ingest::pipeline::{Cut, Ingested, Pipeline};
 use strata_ingest::tokenize::Cl100k;
 use strata_text::tokenize::Tokenizer;
 
@@ -201,8 +201,8 @@ proptest! {
     ) {
         let md = parts.join("\n\n");
         let p = pipeline(max, max / 8);
-        let doc = p.read_bytes(source(Format::Markdown, md.as_bytes()), md.as_bytes()).unwrap();
-        let ing = p.process(doc);
+        let doc = p.document(source(Format::Markdown, md.as_bytes()), md.as_bytes()).unwrap();
+        let ing = p.process(doc, &Cut::Chunker).unwrap();
         prop_assert!(check(&ing, max).is_ok(), "{}", check(&ing, max).unwrap_err());
     }
 
@@ -210,8 +210,8 @@ proptest! {
     fn markdown_chunks_tile_sections(md in markdown(), max in 16usize..200, overlap_pct in 0usize..50) {
         let overlap = max * overlap_pct / 100;
         let p = pipeline(max, overlap);
-        let doc = p.read_bytes(source(Format::Markdown, md.as_bytes()), md.as_bytes()).unwrap();
-        let ing = p.process(doc);
+        let doc = p.document(source(Format::Markdown, md.as_bytes()), md.as_bytes()).unwrap();
+        let ing = p.process(doc, &Cut::Chunker).unwrap();
         prop_assert!(check(&ing, max).is_ok(), "{}", check(&ing, max).unwrap_err());
     }
 
@@ -225,8 +225,8 @@ proptest! {
     ], 1..120), max in 16usize..128) {
         let text = lines.join("\n");
         let p = pipeline(max, max / 4);
-        if let Ok(doc) = p.read_bytes(source(Format::Text, text.as_bytes()), text.as_bytes()) {
-            let ing = p.process(doc);
+        if let Ok(doc) = p.document(source(Format::Text, text.as_bytes()), text.as_bytes()) {
+            let ing = p.process(doc, &Cut::Chunker).unwrap();
             prop_assert!(check(&ing, max).is_ok(), "{}", check(&ing, max).unwrap_err());
         }
     }

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use strata_core::config::{AuthHeader, ChatConfig, RerankConfig};
 use strata_core::{Chunk, Config, Document, DocumentRecord, Error, Format, Source};
 use strata_ingest::context::{situate, structural, ContextCache, NoCache};
-use strata_ingest::pipeline::Pipeline;
+use strata_ingest::pipeline::{Cut, Pipeline};
 use strata_model::context::{ContextSource, Contextualizer, Usage};
 use strata_model::rerank::{order, Reranker};
 use strata_providers::chat::{ChatClient, Prompt, Provider};
@@ -152,8 +152,8 @@ fn ingest(text: &str, max_tokens: usize) -> (Document, Vec<Chunk>, Arc<dyn Token
         size: text.len() as u64,
         mtime: None,
     };
-    let doc = pipeline.read_bytes(source, text.as_bytes()).unwrap();
-    let DocumentRecord { document, chunks, .. } = pipeline.process(doc);
+    let doc = pipeline.document(source, text.as_bytes()).unwrap();
+    let DocumentRecord { document, chunks, .. } = pipeline.process(doc, &Cut::Chunker).unwrap();
     (document, chunks, pipeline.tokenizer().clone())
 }
 

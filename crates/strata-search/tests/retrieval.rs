@@ -26,7 +26,7 @@
 //! Ranking snapshots of hierarchical mode are reviewed against the same properties.
 //!
 //! The index is built as `strata ingest` builds it with the dense leg off
-//! (`strata_engine::ingest::run`, structural contexts).
+//! (`strata_engine::ingest_files`, structural contexts).
 
 use std::collections::HashSet;
 use std::path::PathBuf;

@@ -490,15 +490,7 @@ async fn commits_of_another_writer_reach_the_readers() {
     config.dense.enabled = false;
     let (index, file) = (server.index.clone(), server.root.join("contract.md").display().to_string());
     let summary = tokio::task::spawn_blocking(move || {
-        strata_engine::ingest::run(
-            &config,
-            &strata_engine::Location::Embedded(index.clone()),
-            &[file],
-            false,
-            false,
-            None,
-            &|| {},
-        )
+        strata_engine::ingest_files(config, &index, None, &[file], &strata_engine::IngestOptions::default())
     })
     .await
     .unwrap()

@@ -220,7 +220,7 @@ mod tests {
     use strata_core::{Config, Format, Source, Span};
 
     use super::*;
-    use crate::pipeline::Pipeline;
+    use crate::pipeline::{Cut, Pipeline};
 
     fn read(text: &str) -> (Pipeline, Document) {
         let pipeline = Pipeline::new(&Config::default()).unwrap();
@@ -231,7 +231,7 @@ mod tests {
             size: text.len() as u64,
             mtime: None,
         };
-        let doc = pipeline.read_bytes(source, text.as_bytes()).unwrap();
+        let doc = pipeline.document(source, text.as_bytes()).unwrap();
         (pipeline, doc)
     }
 
@@ -240,7 +240,7 @@ mod tests {
     #[test]
     fn context_names_title_and_path_and_leaves_the_text_alone() {
         let (pipeline, doc) = read(TEXT);
-        let mut record = pipeline.process(doc);
+        let mut record = pipeline.process(doc, &Cut::Chunker).unwrap();
         add_structural(&record.document, &mut record.chunks);
         let linux =
             record.chunks.iter().find(|c| c.span.slice(&record.document.text).contains("apt")).unwrap();
@@ -274,8 +274,8 @@ Pub. L. 101 gives the board its powers over all ports. {body}
             size: 0,
             mtime: None,
         };
-        let doc = pipeline.read_bytes(source, text.as_bytes()).unwrap();
-        let record = pipeline.process(doc);
+        let doc = pipeline.document(source, text.as_bytes()).unwrap();
+        let record = pipeline.process(doc, &Cut::Chunker).unwrap();
         let in_section: Vec<&Chunk> = record.chunks.iter().filter(|c| c.heading_path.len() == 2).collect();
         assert!(in_section.len() >= 3, "{}", in_section.len());
         let first = structural(&record.document, in_section[0]);
@@ -289,7 +289,7 @@ Pub. L. 101 gives the board its powers over all ports. {body}
     #[test]
     fn the_dense_text_cuts_the_context_never_the_chunk() {
         let (pipeline, doc) = read(TEXT);
-        let mut record = pipeline.process(doc);
+        let mut record = pipeline.process(doc, &Cut::Chunker).unwrap();
         add_structural(&record.document, &mut record.chunks);
         let tok = pipeline.tokenizer().as_ref();
         let text = &record.document.text;
@@ -310,17 +310,17 @@ Pub. L. 101 gives the board its powers over all ports. {body}
         let (pipeline, doc) = read(TEXT);
         let setup = TEXT.find("## Setup").unwrap();
         let spans = [Span::new(0, setup), Span::new(setup, TEXT.len())];
-        let record = pipeline.process_at(doc.clone(), &spans).unwrap();
+        let record = pipeline.process(doc.clone(), &Cut::Spans(spans.to_vec())).unwrap();
         assert_eq!(record.chunks.len(), 2);
         assert_eq!(record.chunks[1].span, spans[1]);
         assert_eq!(record.chunks[1].heading_path, ["Guide", "Setup"]);
         assert_eq!(record.chunks[1].overlap_start, setup);
         assert!(record.chunks[1].tokens > 5);
         let overlapping = [Span::new(0, 10), Span::new(5, 20)];
-        let err = pipeline.process_at(doc.clone(), &overlapping).unwrap_err().to_string();
+        let err = pipeline.process(doc.clone(), &Cut::Spans(overlapping.to_vec())).unwrap_err().to_string();
         assert!(err.contains("overlap"), "{err}");
         let outside = [Span::new(0, TEXT.len() + 1)];
-        let err = pipeline.process_at(doc, &outside).unwrap_err().to_string();
+        let err = pipeline.process(doc, &Cut::Spans(outside.to_vec())).unwrap_err().to_string();
         assert!(err.contains("outside the text"), "{err}");
     }
 }

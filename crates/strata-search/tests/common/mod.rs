@@ -20,8 +20,8 @@ pub fn ingest_lexical(files: &[PathBuf]) -> Ingested {
     let mut config = strata_core::Config::default();
     config.dense.enabled = false;
     let paths: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-    let location = strata_engine::Location::Embedded(index.clone());
-    let summary = strata_engine::ingest::run(&config, &location, &paths, false, false, None, &|| {}).unwrap();
+    let options = strata_engine::IngestOptions::default();
+    let summary = strata_engine::ingest_files(config, &index, None, &paths, &options).unwrap();
     assert_eq!(summary.failed, 0, "{:?}", summary.outcomes);
     eprintln!("ingested {} files, {} chunks in {:.2}s", summary.ingested, summary.chunks, summary.seconds);
     Ingested { _dir: dir, index }
