@@ -494,10 +494,38 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self, head: Head) -> Result<Model> {
-        let c = self.config;
-        let (h, heads, inter) = (c.hidden_size, c.num_attention_heads, c.intermediate_size);
-        let head_dim = h / heads;
+        let classifier = self.declare_io(head)?;
+        let embedded = self.embeddings(head)?;
+        let mut x = self.layer_norm(&embedded, "embeddings.LayerNorm")?;
+        let shared = self.layer_shared()?;
+        for layer in 0..self.config.num_hidden_layers {
+            x = self.encoder_layer(layer, &x, &shared)?;
+        }
+        let (x, name) = match classifier {
+            None => (x, OUTPUT),
+            Some((weight, labels)) => (self.classify(&x, &weight, labels)?, LOGITS),
+        };
+        // Name the final tensor as the declared output.
+        let node =
+            Node::new("Identity", ONNX_DOMAIN, "output", [&x], [name], []).map_err(ort_err("output"))?;
+        self.graph.add_node(node).map_err(ort_err("output"))?;
+        let opsets = match self.precision {
+            Precision::Fp32 => vec![Opset::new(ONNX_DOMAIN, OPSET).map_err(ort_err("opset"))?],
+            Precision::Int8 => vec![
+                Opset::new(ONNX_DOMAIN, OPSET_INT8).map_err(ort_err("opset"))?,
+                Opset::new(MICROSOFT_DOMAIN, 1).map_err(ort_err("opset"))?,
+            ],
+        };
+        let mut model = Model::new(opsets).map_err(ort_err("model"))?;
+        model.set_graph(self.graph).map_err(ort_err("model graph"))?;
+        Ok(model)
+    }
 
+    /// Declares the graph's inputs (ids and mask, and segment ids for the classifier) and
+    /// its output. With [`Head::Classifier`], the classifier's weight `[labels, H]` and its
+    /// number of labels.
+    fn declare_io(&mut self, head: Head) -> Result<Option<(Vec<f32>, usize)>> {
+        let h = self.config.hidden_size;
         let dynamic = |ty| ValueType::Tensor {
             ty,
             shape: Shape::new([-1, -1]),
@@ -513,20 +541,18 @@ impl<'a> Builder<'a> {
         self.graph.set_inputs(inputs).map_err(ort_err("graph inputs"))?;
         let classifier = match head {
             Head::Encoder => None,
-            Head::Classifier => Some(self.w.get_full("classifier.weight")?),
+            Head::Classifier => match self.w.get_full("classifier.weight")? {
+                (shape, weight) if shape.len() == 2 && shape[1] == h => Some((weight, shape[0])),
+                (shape, _) => {
+                    return Err(Error::user(format!(
+                        "{}: classifier.weight has shape {shape:?}, expected [labels, {h}]",
+                        self.w.path.display()
+                    )))
+                }
+            },
         };
-        let labels = match &classifier {
-            Some((shape, _)) if shape.len() == 2 && shape[1] == h => shape[0],
-            Some((shape, _)) => {
-                return Err(Error::user(format!(
-                    "{}: classifier.weight has shape {shape:?}, expected [labels, {h}]",
-                    self.w.path.display()
-                )))
-            }
-            None => 0,
-        };
-        let output = match head {
-            Head::Encoder => Outlet::new(
+        let output = match &classifier {
+            None => Outlet::new(
                 OUTPUT,
                 ValueType::Tensor {
                     ty: TensorElementType::Float32,
@@ -538,19 +564,25 @@ impl<'a> Builder<'a> {
                     ]),
                 },
             ),
-            Head::Classifier => Outlet::new(
+            Some((_, labels)) => Outlet::new(
                 LOGITS,
                 ValueType::Tensor {
                     ty: TensorElementType::Float32,
-                    shape: Shape::new([-1, labels as i64]),
+                    shape: Shape::new([-1, *labels as i64]),
                     dimension_symbols: SymbolicDimensions::new(["batch".to_string(), String::new()]),
                 },
             ),
         };
         self.graph.set_outputs([output]).map_err(ort_err("graph output"))?;
+        Ok(classifier)
+    }
 
-        // Embeddings: word[ids] + position[0..seq] + token type, then layer norm. Without
-        // segment ids (the encoder) every token is of type 0, summed with the positions once.
+    /// Embeddings: word[ids] + position[0..seq] + token type, before their layer norm.
+    /// Without segment ids (the encoder) every token is of type 0, summed with the positions
+    /// once.
+    fn embeddings(&mut self, head: Head) -> Result<String> {
+        let c = self.config;
+        let h = c.hidden_size;
         let word = self.w.shaped("embeddings.word_embeddings.weight", &[c.vocab_size, h])?;
         let word = self.init_f32("word_embeddings", &[c.vocab_size, h], &word)?;
         let pos = self.w.shaped("embeddings.position_embeddings.weight", &[c.max_position_embeddings, h])?;
@@ -561,13 +593,13 @@ impl<'a> Builder<'a> {
         let two = self.init_i64("const_2", &[2])?;
         let zero = self.init_i64("const_0", &[0])?;
         let seq_len = self.node("Slice", &[&shape, &one, &two], vec![])?;
-        let embedded = match head {
+        match head {
             Head::Encoder => {
                 let pos_type: Vec<f32> = pos.iter().enumerate().map(|(i, p)| p + types[i % h]).collect();
                 let pos_type =
                     self.init_f32("position_type_embeddings", &[c.max_position_embeddings, h], &pos_type)?;
                 let positions = self.node("Slice", &[&pos_type, &zero, &seq_len, &zero], vec![])?;
-                self.node("Add", &[&gathered, &positions], vec![])?
+                self.node("Add", &[&gathered, &positions], vec![])
             }
             Head::Classifier => {
                 let pos = self.init_f32("position_embeddings", &[c.max_position_embeddings, h], &pos)?;
@@ -575,12 +607,18 @@ impl<'a> Builder<'a> {
                 let positions = self.node("Slice", &[&pos, &zero, &seq_len, &zero], vec![])?;
                 let segments = self.node("Gather", &[&types, "token_type_ids"], vec![])?;
                 let summed = self.node("Add", &[&gathered, &segments], vec![])?;
-                self.node("Add", &[&summed, &positions], vec![])?
+                self.node("Add", &[&summed, &positions], vec![])
             }
-        };
-        let mut x = self.layer_norm(&embedded, "embeddings.LayerNorm")?;
+        }
+    }
 
-        // Additive attention bias: 0 for tokens, -10000 for padding, shaped [batch, 1, 1, seq].
+    /// What every encoder layer uses: the additive attention bias (0 for tokens, -10000 for
+    /// padding, shaped `[batch, 1, 1, seq]`), the shapes that split and merge the heads, the
+    /// attention scale and GELU's approximation.
+    fn layer_shared(&mut self) -> Result<LayerShared> {
+        let c = self.config;
+        let (h, heads) = (c.hidden_size, c.num_attention_heads);
+        let head_dim = h / heads;
         let mask = self.node(
             "Cast",
             &["attention_mask"],
@@ -592,12 +630,7 @@ impl<'a> Builder<'a> {
         let bias = self.node("Mul", &[&inverted, &neg], vec![])?;
         let axes = self.init_i64("const_axes_1_2", &[1, 2])?;
         let bias = self.node("Unsqueeze", &[&bias, &axes], vec![])?;
-
-        let split_sizes = self.init_i64("const_qkv_split", &[h as i64, h as i64, h as i64])?;
-        let heads_shape = self.init_i64("const_heads_shape", &[0, 0, heads as i64, head_dim as i64])?;
-        let merged_shape = self.init_i64("const_merged_shape", &[0, 0, h as i64])?;
-        let scale = 1.0 / (head_dim as f32).sqrt();
-        let gelu_approx = match c.hidden_act.as_str() {
+        let gelu = match c.hidden_act.as_str() {
             "gelu" => "none",
             "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" => "tanh",
             other => {
@@ -606,106 +639,119 @@ impl<'a> Builder<'a> {
                 )))
             }
         };
-
-        for layer in 0..c.num_hidden_layers {
-            let p = format!("encoder.layer.{layer}");
-            // Fused Q|K|V projection with the attention scale folded into Q.
-            let mut qkv_w = Vec::with_capacity(3 * h * h);
-            let mut qkv_b = Vec::with_capacity(3 * h);
-            for (part, factor) in [("query", scale), ("key", 1.0), ("value", 1.0)] {
-                let wt = self.w.shaped(&format!("{p}.attention.self.{part}.weight"), &[h, h])?;
-                let b = self.w.shaped(&format!("{p}.attention.self.{part}.bias"), &[h])?;
-                qkv_w.push(transpose(&wt, h, h).into_iter().map(|v| v * factor).collect::<Vec<_>>());
-                qkv_b.extend(b.into_iter().map(|v| v * factor));
-            }
-            // Interleave rows: [in, out] matrices side by side → [H, 3H].
-            let mut fused = Vec::with_capacity(3 * h * h);
-            for row in 0..h {
-                for part in &qkv_w {
-                    fused.extend_from_slice(&part[row * h..(row + 1) * h]);
-                }
-            }
-            let qkv = self.dense(&x, &format!("{p}.qkv"), &fused, &qkv_b, h, Input::Signed)?;
-            let last_axis = vec![Attribute::new("axis", -1i64).map_err(ort_err("axis"))?];
-            let parts = self.node_n("Split", &[&qkv, &split_sizes], 3, last_axis)?;
-            let mut split = Vec::new();
-            for part in &parts {
-                split.push(self.node("Reshape", &[part, &heads_shape], vec![])?);
-            }
-            let q = self.transpose(&split[0], &[0, 2, 1, 3])?;
-            let k = self.transpose(&split[1], &[0, 2, 3, 1])?;
-            let v = self.transpose(&split[2], &[0, 2, 1, 3])?;
-            let scores = self.node("MatMul", &[&q, &k], vec![])?;
-            let scores = self.node("Add", &[&scores, &bias], vec![])?;
-            let probs = self.node(
-                "Softmax",
-                &[&scores],
-                vec![Attribute::new("axis", -1i64).map_err(ort_err("axis"))?],
-            )?;
-            let context = self.node("MatMul", &[&probs, &v], vec![])?;
-            let context = self.transpose(&context, &[0, 2, 1, 3])?;
-            let context = self.node("Reshape", &[&context, &merged_shape], vec![])?;
-            let attended =
-                self.projection(&context, &format!("{p}.attention.output.dense"), h, h, Input::Signed)?;
-            let residual = self.node("Add", &[&attended, &x], vec![])?;
-            let attention_out = self.layer_norm(&residual, &format!("{p}.attention.output.LayerNorm"))?;
-
-            let up =
-                self.projection(&attention_out, &format!("{p}.intermediate.dense"), h, inter, Input::Signed)?;
-            let act = self.node(
-                "Gelu",
-                &[&up],
-                vec![Attribute::new("approximate", gelu_approx.to_string()).map_err(ort_err("approximate"))?],
-            )?;
-            let down = self.projection(&act, &format!("{p}.output.dense"), inter, h, Input::Gelu)?;
-            let residual = self.node("Add", &[&down, &attention_out], vec![])?;
-            x = self.layer_norm(&residual, &format!("{p}.output.LayerNorm"))?;
-        }
-        let (x, name) = match classifier {
-            None => (x, OUTPUT),
-            Some((_, weight)) => {
-                // Pooler over [CLS]: tanh(h[:, 0] · W + b); then the classifier.
-                let index = self.init_i64("const_cls", &[0])?;
-                let axis = vec![Attribute::new("axis", 1i64).map_err(ort_err("axis"))?];
-                let cls = self.node("Gather", &[&x, &index], axis)?;
-                let cls_shape = self.init_i64("const_cls_shape", &[-1, h as i64])?;
-                let cls = self.node("Reshape", &[&cls, &cls_shape], vec![])?;
-                let pool_w = self.linear("pooler.dense.weight", h, h)?;
-                let pool_b = self.param("pooler.dense.bias", h)?;
-                let pooled = self.node("MatMul", &[&cls, &pool_w], vec![])?;
-                let pooled = self.node("Add", &[&pooled, &pool_b], vec![])?;
-                let pooled = self.node("Tanh", &[&pooled], vec![])?;
-                let class_w =
-                    self.init_f32("classifier.weight", &[h, labels], &transpose(&weight, labels, h))?;
-                let (_, bias) = self.w.get_full("classifier.bias")?;
-                if bias.len() != labels {
-                    return Err(Error::user(format!(
-                        "{}: classifier.bias has {} values for {labels} labels",
-                        self.w.path.display(),
-                        bias.len()
-                    )));
-                }
-                let class_b = self.init_f32("classifier.bias", &[labels], &bias)?;
-                let logits = self.node("MatMul", &[&pooled, &class_w], vec![])?;
-                (self.node("Add", &[&logits, &class_b], vec![])?, LOGITS)
-            }
-        };
-        // Name the final tensor as the declared output.
-        let node =
-            Node::new("Identity", ONNX_DOMAIN, "output", [&x], [name], []).map_err(ort_err("output"))?;
-        self.graph.add_node(node).map_err(ort_err("output"))?;
-
-        let opsets = match self.precision {
-            Precision::Fp32 => vec![Opset::new(ONNX_DOMAIN, OPSET).map_err(ort_err("opset"))?],
-            Precision::Int8 => vec![
-                Opset::new(ONNX_DOMAIN, OPSET_INT8).map_err(ort_err("opset"))?,
-                Opset::new(MICROSOFT_DOMAIN, 1).map_err(ort_err("opset"))?,
-            ],
-        };
-        let mut model = Model::new(opsets).map_err(ort_err("model"))?;
-        model.set_graph(self.graph).map_err(ort_err("model graph"))?;
-        Ok(model)
+        Ok(LayerShared {
+            bias,
+            split_sizes: self.init_i64("const_qkv_split", &[h as i64, h as i64, h as i64])?,
+            heads_shape: self.init_i64("const_heads_shape", &[0, 0, heads as i64, head_dim as i64])?,
+            merged_shape: self.init_i64("const_merged_shape", &[0, 0, h as i64])?,
+            scale: 1.0 / (head_dim as f32).sqrt(),
+            gelu,
+        })
     }
+
+    /// Encoder layer `layer` on `x`: self-attention, then the feed-forward block, each with
+    /// its residual and layer norm.
+    fn encoder_layer(&mut self, layer: usize, x: &str, shared: &LayerShared) -> Result<String> {
+        let (h, inter) = (self.config.hidden_size, self.config.intermediate_size);
+        let p = format!("encoder.layer.{layer}");
+        let context = self.self_attention(&p, x, shared)?;
+        let attended =
+            self.projection(&context, &format!("{p}.attention.output.dense"), h, h, Input::Signed)?;
+        let residual = self.node("Add", &[&attended, x], vec![])?;
+        let attention_out = self.layer_norm(&residual, &format!("{p}.attention.output.LayerNorm"))?;
+        let up =
+            self.projection(&attention_out, &format!("{p}.intermediate.dense"), h, inter, Input::Signed)?;
+        let act = self.node(
+            "Gelu",
+            &[&up],
+            vec![Attribute::new("approximate", shared.gelu.to_string()).map_err(ort_err("approximate"))?],
+        )?;
+        let down = self.projection(&act, &format!("{p}.output.dense"), inter, h, Input::Gelu)?;
+        let residual = self.node("Add", &[&down, &attention_out], vec![])?;
+        self.layer_norm(&residual, &format!("{p}.output.LayerNorm"))
+    }
+
+    /// The self-attention of the layer prefixed `p` on `x`, its heads merged again: one
+    /// fused Q|K|V projection, the attention scale folded into Q.
+    fn self_attention(&mut self, p: &str, x: &str, shared: &LayerShared) -> Result<String> {
+        let h = self.config.hidden_size;
+        let mut qkv_w = Vec::with_capacity(3 * h * h);
+        let mut qkv_b = Vec::with_capacity(3 * h);
+        for (part, factor) in [("query", shared.scale), ("key", 1.0), ("value", 1.0)] {
+            let wt = self.w.shaped(&format!("{p}.attention.self.{part}.weight"), &[h, h])?;
+            let b = self.w.shaped(&format!("{p}.attention.self.{part}.bias"), &[h])?;
+            qkv_w.push(transpose(&wt, h, h).into_iter().map(|v| v * factor).collect::<Vec<_>>());
+            qkv_b.extend(b.into_iter().map(|v| v * factor));
+        }
+        // Interleave rows: [in, out] matrices side by side → [H, 3H].
+        let mut fused = Vec::with_capacity(3 * h * h);
+        for row in 0..h {
+            for part in &qkv_w {
+                fused.extend_from_slice(&part[row * h..(row + 1) * h]);
+            }
+        }
+        let qkv = self.dense(x, &format!("{p}.qkv"), &fused, &qkv_b, h, Input::Signed)?;
+        let last_axis = vec![Attribute::new("axis", -1i64).map_err(ort_err("axis"))?];
+        let parts = self.node_n("Split", &[&qkv, &shared.split_sizes], 3, last_axis)?;
+        let mut split = Vec::new();
+        for part in &parts {
+            split.push(self.node("Reshape", &[part, &shared.heads_shape], vec![])?);
+        }
+        let q = self.transpose(&split[0], &[0, 2, 1, 3])?;
+        let k = self.transpose(&split[1], &[0, 2, 3, 1])?;
+        let v = self.transpose(&split[2], &[0, 2, 1, 3])?;
+        let scores = self.node("MatMul", &[&q, &k], vec![])?;
+        let scores = self.node("Add", &[&scores, &shared.bias], vec![])?;
+        let probs =
+            self.node("Softmax", &[&scores], vec![Attribute::new("axis", -1i64).map_err(ort_err("axis"))?])?;
+        let context = self.node("MatMul", &[&probs, &v], vec![])?;
+        let context = self.transpose(&context, &[0, 2, 1, 3])?;
+        self.node("Reshape", &[&context, &shared.merged_shape], vec![])
+    }
+
+    /// The cross-encoder's head on the last hidden state `x`: the pooler over `[CLS]`,
+    /// `tanh(h[:, 0] · W + b)`, then the classifier's `labels` logits.
+    fn classify(&mut self, x: &str, weight: &[f32], labels: usize) -> Result<String> {
+        let h = self.config.hidden_size;
+        let index = self.init_i64("const_cls", &[0])?;
+        let axis = vec![Attribute::new("axis", 1i64).map_err(ort_err("axis"))?];
+        let cls = self.node("Gather", &[x, &index], axis)?;
+        let cls_shape = self.init_i64("const_cls_shape", &[-1, h as i64])?;
+        let cls = self.node("Reshape", &[&cls, &cls_shape], vec![])?;
+        let pool_w = self.linear("pooler.dense.weight", h, h)?;
+        let pool_b = self.param("pooler.dense.bias", h)?;
+        let pooled = self.node("MatMul", &[&cls, &pool_w], vec![])?;
+        let pooled = self.node("Add", &[&pooled, &pool_b], vec![])?;
+        let pooled = self.node("Tanh", &[&pooled], vec![])?;
+        let class_w = self.init_f32("classifier.weight", &[h, labels], &transpose(weight, labels, h))?;
+        let (_, bias) = self.w.get_full("classifier.bias")?;
+        if bias.len() != labels {
+            return Err(Error::user(format!(
+                "{}: classifier.bias has {} values for {labels} labels",
+                self.w.path.display(),
+                bias.len()
+            )));
+        }
+        let class_b = self.init_f32("classifier.bias", &[labels], &bias)?;
+        let logits = self.node("MatMul", &[&pooled, &class_w], vec![])?;
+        self.node("Add", &[&logits, &class_b], vec![])
+    }
+}
+
+/// What every encoder layer of the graph uses ([`Builder::layer_shared`]).
+struct LayerShared {
+    /// The additive attention bias.
+    bias: String,
+    /// `[H, H, H]`: Q|K|V split apart.
+    split_sizes: String,
+    /// `[0, 0, heads, head_dim]`.
+    heads_shape: String,
+    /// `[0, 0, H]`.
+    merged_shape: String,
+    /// `1/√d`, folded into the query weights and bias.
+    scale: f32,
+    /// GELU's `approximate` attribute: `none` or `tanh`.
+    gelu: &'static str,
 }
 
 #[cfg(test)]
