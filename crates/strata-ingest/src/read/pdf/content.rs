@@ -8,8 +8,9 @@
 //! producer wrote them in.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
-use lopdf::content::Content;
+use lopdf::content::{Content, Operation};
 use lopdf::{Dictionary, Document, Object};
 
 use super::deref;
@@ -100,6 +101,70 @@ impl<'d> Resources<'d> {
     }
 }
 
+/// The graphics and text state of one content stream, as its operators change it.
+struct TextState {
+    gs: State,
+    /// Saved by `q`, restored by `Q`.
+    stack: Vec<State>,
+    /// The text matrix and the text line matrix.
+    tm: M,
+    tlm: M,
+}
+
+impl TextState {
+    /// Applies an operator that changes the state and draws nothing (others are ignored).
+    fn apply(&mut self, op: &Operation) {
+        let f = |i: usize| operand(op, i);
+        let gs = &mut self.gs;
+        match op.operator.as_str() {
+            "q" if self.stack.len() < MAX_SAVES => self.stack.push(gs.clone()),
+            "Q" => {
+                if let Some(s) = self.stack.pop() {
+                    *gs = s;
+                }
+            }
+            "cm" => gs.ctm = M([f(0), f(1), f(2), f(3), f(4), f(5)]).then(gs.ctm),
+            "BT" => {
+                self.tm = M::ID;
+                self.tlm = M::ID;
+            }
+            "Tf" => {
+                gs.font = op.operands.first().and_then(|o| o.as_name().ok()).map(<[u8]>::to_vec);
+                gs.size = f(1);
+            }
+            "Tc" => gs.char_space = f(0),
+            "Tw" => gs.word_space = f(0),
+            "Tz" => gs.h_scale = f(0) / 100.0,
+            "TL" => gs.leading = f(0),
+            "Ts" => gs.rise = f(0),
+            "Td" | "TD" => {
+                if op.operator == "TD" {
+                    gs.leading = -f(1);
+                }
+                self.tlm = M::translate(f(0), f(1)).then(self.tlm);
+                self.tm = self.tlm;
+            }
+            "Tm" => {
+                self.tlm = M([f(0), f(1), f(2), f(3), f(4), f(5)]);
+                self.tm = self.tlm;
+            }
+            "T*" => self.next_line(),
+            _ => {}
+        }
+    }
+
+    /// To the start of the next line (`T*`, and before `'` and `"` show).
+    fn next_line(&mut self) {
+        self.tlm = M::translate(0.0, -self.gs.leading).then(self.tlm);
+        self.tm = self.tlm;
+    }
+}
+
+/// Operand `i` of `op` as a number; 0 when it is missing or not a number.
+fn operand(op: &Operation, i: usize) -> f32 {
+    op.operands.get(i).and_then(|o| o.as_float().ok()).unwrap_or(0.0)
+}
+
 /// Interprets pages. Fonts are read once per font object for the whole document.
 pub struct Interpreter<'d> {
     doc: &'d Document,
@@ -175,155 +240,140 @@ impl<'d> Interpreter<'d> {
     /// operator budget as the operators are read, with the text before it kept, and a
     /// stream that fails to parse keeps the text before the failure.
     fn run(&mut self, content: &[u8], resources: &Resources<'d>, start: State, depth: usize) {
-        let mut gs = start;
-        let mut stack: Vec<State> = Vec::new();
-        let (mut tm, mut tlm) = (M::ID, M::ID);
-        let doc = self.doc;
+        let mut text = TextState { gs: start, stack: Vec::new(), tm: M::ID, tlm: M::ID };
         for op in Content::decode_iter(content) {
-            if self.cut.is_some() {
-                return;
-            }
-            let op = match op {
-                Ok(op) => op,
-                Err(e) => {
-                    self.warnings.push(format!(
-                        "a content stream could not be parsed past operator {} ({e}); its text from there is missing",
-                        self.operations
-                    ));
-                    return;
-                }
-            };
-            self.operations += 1;
-            if self.operations > self.max_operations {
-                self.cut = Some(format!(
-                    "it has more than {} operators ([ingest] max_page_operators)",
-                    self.max_operations
-                ));
-                return;
-            }
-            let f = |i: usize| op.operands.get(i).and_then(|o| o.as_float().ok()).unwrap_or(0.0);
+            let Some(op) = self.next_operation(op) else { return };
             match op.operator.as_str() {
-                "q" if stack.len() < MAX_SAVES => stack.push(gs.clone()),
-                "Q" => {
-                    if let Some(s) = stack.pop() {
-                        gs = s;
-                    }
-                }
-                "cm" => gs.ctm = M([f(0), f(1), f(2), f(3), f(4), f(5)]).then(gs.ctm),
-                "BT" => {
-                    tm = M::ID;
-                    tlm = M::ID;
-                }
-                "Tf" => {
-                    gs.font = op.operands.first().and_then(|o| o.as_name().ok()).map(<[u8]>::to_vec);
-                    gs.size = f(1);
-                }
-                "Tc" => gs.char_space = f(0),
-                "Tw" => gs.word_space = f(0),
-                "Tz" => gs.h_scale = f(0) / 100.0,
-                "TL" => gs.leading = f(0),
-                "Ts" => gs.rise = f(0),
-                "Td" | "TD" => {
-                    if op.operator == "TD" {
-                        gs.leading = -f(1);
-                    }
-                    tlm = M::translate(f(0), f(1)).then(tlm);
-                    tm = tlm;
-                }
-                "Tm" => {
-                    tlm = M([f(0), f(1), f(2), f(3), f(4), f(5)]);
-                    tm = tlm;
-                }
-                "T*" => {
-                    tlm = M::translate(0.0, -gs.leading).then(tlm);
-                    tm = tlm;
-                }
-                "Tj" | "'" | "\"" | "TJ" => {
-                    if op.operator == "\"" {
-                        gs.word_space = f(0);
-                        gs.char_space = f(1);
-                    }
-                    if op.operator != "Tj" && op.operator != "TJ" {
-                        tlm = M::translate(0.0, -gs.leading).then(tlm);
-                        tm = tlm;
-                    }
-                    let font = gs.font.as_deref().and_then(|n| resources.lookup(doc, b"Font", n));
-                    let Some(dict) = font.and_then(|o| o.as_dict().ok()) else { continue };
-                    let key = dict as *const Dictionary;
-                    if !self.fonts.contains_key(&key) {
-                        let font = Font::new(doc, dict);
-                        let next = self.font_names.len() as u32;
-                        let id = *self.font_names.entry(font.name.clone()).or_insert(next);
-                        self.fonts.insert(key, (font, id));
-                    }
-                    let items: Vec<&Object> = match op.operator.as_str() {
-                        "TJ" => op
-                            .operands
-                            .first()
-                            .and_then(|o| o.as_array().ok())
-                            .map_or(Vec::new(), |a| a.iter().collect()),
-                        "\"" => op.operands.get(2).into_iter().collect(),
-                        _ => op.operands.first().into_iter().collect(),
-                    };
-                    for item in items {
-                        match item {
-                            Object::String(bytes, _) => self.show(key, bytes, &gs, &mut tm),
-                            o => {
-                                let n = o.as_float().unwrap_or(0.0);
-                                tm = M::translate(-n / 1000.0 * gs.size * gs.h_scale, 0.0).then(tm);
-                            }
-                        }
-                    }
-                }
+                "Tj" | "'" | "\"" | "TJ" => self.show_operation(&op, &mut text, resources),
                 "Do" if depth < MAX_FORM_DEPTH => {
-                    let Some(name) = op.operands.first().and_then(|o| o.as_name().ok()) else { continue };
-                    let Some(Object::Stream(form)) = resources.lookup(doc, b"XObject", name) else {
-                        continue;
-                    };
-                    let key = form as *const lopdf::Stream;
-                    if form.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form")
-                        || self.open_forms.contains(&key)
-                    {
-                        continue;
-                    }
-                    self.forms += 1;
-                    if self.forms > MAX_FORMS {
-                        self.cut = Some(format!("it draws more than {MAX_FORMS} forms"));
+                    if self.draw_form(&op, &text.gs, resources, depth).is_break() {
                         return;
                     }
-                    let data = match form.decompressed_content_with_limit(MAX_FORM_BYTES) {
-                        Ok(d) => d,
-                        Err(_) if form.dict.get(b"Filter").is_err() => form.content.clone(),
-                        Err(_) => continue,
-                    };
-                    let mut inner = resources.clone();
-                    if let Some(r) = form
-                        .dict
-                        .get(b"Resources")
-                        .ok()
-                        .and_then(|o| deref(doc, o))
-                        .and_then(|o| o.as_dict().ok())
-                    {
-                        inner.dicts.insert(0, r);
-                    }
-                    let mut s = gs.clone();
-                    if let Some(m) = form.dict.get(b"Matrix").ok().and_then(|o| o.as_array().ok()) {
-                        let v: Vec<f32> = m.iter().map(|o| o.as_float().unwrap_or(0.0)).collect();
-                        if v.len() == 6 {
-                            s.ctm = M([v[0], v[1], v[2], v[3], v[4], v[5]]).then(s.ctm);
-                        }
-                    }
-                    self.open_forms.push(key);
-                    self.run(&data, &inner, s, depth + 1);
-                    self.open_forms.pop();
                 }
-                _ => {}
+                _ => text.apply(&op),
             }
             if self.glyphs.len() >= MAX_GLYPHS {
                 self.cut = Some(format!("it has more than {MAX_GLYPHS} glyphs"));
                 return;
             }
         }
+    }
+
+    /// The next operator of a stream, counted against the page's budget; `None` once the
+    /// page is cut (here or before) or the stream no longer parses.
+    fn next_operation(&mut self, op: lopdf::Result<Operation>) -> Option<Operation> {
+        if self.cut.is_some() {
+            return None;
+        }
+        let op = match op {
+            Ok(op) => op,
+            Err(e) => {
+                self.warnings.push(format!(
+                    "a content stream could not be parsed past operator {} ({e}); its text from there is missing",
+                    self.operations
+                ));
+                return None;
+            }
+        };
+        self.operations += 1;
+        if self.operations > self.max_operations {
+            self.cut = Some(format!(
+                "it has more than {} operators ([ingest] max_page_operators)",
+                self.max_operations
+            ));
+            return None;
+        }
+        Some(op)
+    }
+
+    /// A show operator (`Tj`, `TJ`, `'`, `"`): its strings' glyphs, with the text state
+    /// they move.
+    fn show_operation(&mut self, op: &Operation, text: &mut TextState, resources: &Resources<'d>) {
+        let doc = self.doc;
+        if op.operator == "\"" {
+            text.gs.word_space = operand(op, 0);
+            text.gs.char_space = operand(op, 1);
+        }
+        if op.operator != "Tj" && op.operator != "TJ" {
+            text.next_line();
+        }
+        let font = text.gs.font.as_deref().and_then(|n| resources.lookup(doc, b"Font", n));
+        let Some(dict) = font.and_then(|o| o.as_dict().ok()) else { return };
+        let key = dict as *const Dictionary;
+        if !self.fonts.contains_key(&key) {
+            let font = Font::new(doc, dict);
+            let next = self.font_names.len() as u32;
+            let id = *self.font_names.entry(font.name.clone()).or_insert(next);
+            self.fonts.insert(key, (font, id));
+        }
+        let items: Vec<&Object> = match op.operator.as_str() {
+            "TJ" => {
+                op.operands.first().and_then(|o| o.as_array().ok()).map_or(Vec::new(), |a| a.iter().collect())
+            }
+            "\"" => op.operands.get(2).into_iter().collect(),
+            _ => op.operands.first().into_iter().collect(),
+        };
+        for item in items {
+            match item {
+                Object::String(bytes, _) => self.show(key, bytes, &text.gs, &mut text.tm),
+                o => {
+                    let n = o.as_float().unwrap_or(0.0);
+                    text.tm = M::translate(-n / 1000.0 * text.gs.size * text.gs.h_scale, 0.0).then(text.tm);
+                }
+            }
+        }
+    }
+
+    /// `Do` of a form XObject: its stream run with its resources and matrix, unless it is
+    /// not a form, is being drawn already, or cannot be inflated. Breaks once the page has
+    /// drawn more than [`MAX_FORMS`] forms.
+    fn draw_form(
+        &mut self,
+        op: &Operation,
+        gs: &State,
+        resources: &Resources<'d>,
+        depth: usize,
+    ) -> ControlFlow<()> {
+        let doc = self.doc;
+        let Some(name) = op.operands.first().and_then(|o| o.as_name().ok()) else {
+            return ControlFlow::Continue(());
+        };
+        let Some(Object::Stream(form)) = resources.lookup(doc, b"XObject", name) else {
+            return ControlFlow::Continue(());
+        };
+        let key = form as *const lopdf::Stream;
+        if form.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form")
+            || self.open_forms.contains(&key)
+        {
+            return ControlFlow::Continue(());
+        }
+        self.forms += 1;
+        if self.forms > MAX_FORMS {
+            self.cut = Some(format!("it draws more than {MAX_FORMS} forms"));
+            return ControlFlow::Break(());
+        }
+        let data = match form.decompressed_content_with_limit(MAX_FORM_BYTES) {
+            Ok(d) => d,
+            Err(_) if form.dict.get(b"Filter").is_err() => form.content.clone(),
+            Err(_) => return ControlFlow::Continue(()),
+        };
+        let mut inner = resources.clone();
+        if let Some(r) =
+            form.dict.get(b"Resources").ok().and_then(|o| deref(doc, o)).and_then(|o| o.as_dict().ok())
+        {
+            inner.dicts.insert(0, r);
+        }
+        let mut s = gs.clone();
+        if let Some(m) = form.dict.get(b"Matrix").ok().and_then(|o| o.as_array().ok()) {
+            let v: Vec<f32> = m.iter().map(|o| o.as_float().unwrap_or(0.0)).collect();
+            if v.len() == 6 {
+                s.ctm = M([v[0], v[1], v[2], v[3], v[4], v[5]]).then(s.ctm);
+            }
+        }
+        self.open_forms.push(key);
+        self.run(&data, &inner, s, depth + 1);
+        self.open_forms.pop();
+        ControlFlow::Continue(())
     }
 
     fn show(&mut self, font: *const Dictionary, bytes: &[u8], gs: &State, tm: &mut M) {
