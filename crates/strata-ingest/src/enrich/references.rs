@@ -194,10 +194,46 @@ fn read_reference(
         return head.end();
     };
     let mut end = items.last().map_or(head.end(), |i| i.span.end);
+    let (mut external, via) = lead_in(text, head.start());
+    let prefix = match kind {
+        Head::Relative => match relative_prefix(doc, word, head.start(), &mut end) {
+            Some(prefix) => Some(prefix),
+            // `paragraph (2)` alone: its subsection is not known from the tree.
+            None => return end,
+        },
+        _ => None,
+    };
+    let internal_title = read_tail(text, index, &mut end, &mut external);
+    // `title 28` in a US Code title other than 28 is another document.
+    if kind == Head::Unit && unit.as_deref() == Some("title") && external.is_none() {
+        if let (Some(own), Some(first)) = (&index.self_title, items.first()) {
+            if first.number.bytes().all(|b| b.is_ascii_digit()) && first.number != *own {
+                external = Some(format!("title {}", first.number));
+            }
+        }
+    }
+    if kind == Head::Usc {
+        let title = &word[..word.bytes().take_while(u8::is_ascii_digit).count()];
+        if index.self_title.as_deref() != Some(title) && !internal_title {
+            external.get_or_insert_with(|| format!("title {title}"));
+        }
+    }
+    let cited = Cited { kind, unit, prefix, via, external };
+    for (i, item) in items.iter().enumerate() {
+        // The first item carries the head.
+        let start = if i == 0 { head.start() } else { item.span.start };
+        for target in cited.targets(item, start) {
+            out.push(resolve(doc, index, target, cited.via.clone(), cited.external.clone()));
+        }
+    }
+    end
+}
 
-    // What precedes the head: a citation of another document, a lead-in.
-    let before_start = floor_char_boundary(text, head.start().saturating_sub(LOOK_BACK));
-    let before = &text[before_start..head.start()];
+/// What precedes a head starting at `head_start`, in its clause: the document it cites
+/// (`of the Social Security Act`, `Pub. L. 106–113`), and the lead-in (`pursuant to`).
+fn lead_in(text: &str, head_start: usize) -> (Option<String>, Option<String>) {
+    let before_start = floor_char_boundary(text, head_start.saturating_sub(LOOK_BACK));
+    let before = &text[before_start..head_start];
     // Only the current clause: nothing before a `;` or a blank line.
     let cut = [before.rfind(';').map(|i| i + 1), before.rfind("\n\n").map(|i| i + 2)];
     let before = &before[cut.into_iter().flatten().max().unwrap_or(0)..];
@@ -216,89 +252,98 @@ fn read_reference(
             &v.as_str().trim_end_matches(|c: char| c.is_whitespace() || c == '(' || c == '[').to_lowercase(),
         )
     });
+    (external, via)
+}
 
-    // Relative designations: `paragraph (2) of subsection (b) of section 102`.
-    let mut prefix: Option<String> = None;
-    if kind == Head::Relative {
-        let mut outer_kw = rel_kind(word);
-        let mut outer = String::new();
-        while let Some(r) = OF_REL.captures(ahead(text, end)) {
-            outer = format!("{}{}", &r["num"], outer);
-            outer_kw = rel_kind(&r["kw"]);
-            end += r.get(0).unwrap().end();
-        }
-        if let Some(s) = OF_SECTION.captures(ahead(text, end)) {
-            prefix = Some(format!("{}{}", number::normalize(&s["num"]), outer));
-            end += s.get(0).unwrap().end();
-        } else if outer_kw == "subsection" {
-            let here = enclosing_section(doc, head.start()).unwrap_or_default();
-            prefix = Some(format!("{here}{outer}"));
-        } else {
-            // `paragraph (2)` alone: its subsection is not known from the tree.
-            return end;
-        }
+/// The section a relative designation (`paragraph (2) of subsection (b) of section 102`)
+/// lies in, with the outer designations read past `end`: `102(b)`. A subsection alone is
+/// of the section the head is in; `None` for a designation whose subsection is unknown.
+fn relative_prefix(doc: &Document, word: &str, head_start: usize, end: &mut usize) -> Option<String> {
+    let text = doc.text.as_str();
+    let mut outer_kw = rel_kind(word);
+    let mut outer = String::new();
+    while let Some(r) = OF_REL.captures(ahead(text, *end)) {
+        outer = format!("{}{}", &r["num"], outer);
+        outer_kw = rel_kind(&r["kw"]);
+        *end += r.get(0).unwrap().end();
     }
+    if let Some(s) = OF_SECTION.captures(ahead(text, *end)) {
+        *end += s.get(0).unwrap().end();
+        Some(format!("{}{}", number::normalize(&s["num"]), outer))
+    } else if outer_kw == "subsection" {
+        let here = enclosing_section(doc, head_start).unwrap_or_default();
+        Some(format!("{here}{outer}"))
+    } else {
+        None
+    }
+}
 
-    // The `of …` tail.
-    let mut internal_title = false;
-    let tail = ahead(text, end);
+/// Reads the `of …` tail at `end` (`of this title`, `of title 42`, `of the Act`), moving
+/// `end` past it and setting `external` as it says. Whether it names the document's own
+/// title.
+fn read_tail(text: &str, index: &NumberIndex, end: &mut usize, external: &mut Option<String>) -> bool {
+    let tail = ahead(text, *end);
     let maybe_tail = tail.trim_start_matches([' ', ',', '\n']).starts_with(['o', '[', 'e']);
-    if let Some(t) = maybe_tail.then(|| OF_TAIL.captures(tail)).flatten() {
-        end += t.get(0).unwrap().end();
-        if t.name("this").is_some() {
-            external = None;
-        } else if let Some(n) = t.name("title") {
-            if t.name("former").is_some() {
-                external = Some(format!("former title {}", n.as_str()));
-            } else if index.self_title.as_deref() == Some(n.as_str()) {
-                internal_title = true;
-                external = None;
-            } else {
-                external = Some(format!("title {}", n.as_str()));
-            }
+    let Some(t) = maybe_tail.then(|| OF_TAIL.captures(tail)).flatten() else { return false };
+    *end += t.get(0).unwrap().end();
+    if t.name("this").is_some() {
+        *external = None;
+    } else if let Some(n) = t.name("title") {
+        if t.name("former").is_some() {
+            *external = Some(format!("former title {}", n.as_str()));
+        } else if index.self_title.as_deref() == Some(n.as_str()) {
+            *external = None;
+            return true;
         } else {
-            external = Some(external_name(&t));
+            *external = Some(format!("title {}", n.as_str()));
         }
+    } else {
+        *external = Some(external_name(&t));
     }
-    // `title 28` in a US Code title other than 28 is another document.
-    if kind == Head::Unit && unit.as_deref() == Some("title") && external.is_none() {
-        if let (Some(own), Some(first)) = (&index.self_title, items.first()) {
-            if first.number.bytes().all(|b| b.is_ascii_digit()) && first.number != *own {
-                external = Some(format!("title {}", first.number));
-            }
-        }
-    }
-    if kind == Head::Usc {
-        let title = &word[..word.bytes().take_while(u8::is_ascii_digit).count()];
-        if index.self_title.as_deref() != Some(title) && !internal_title {
-            external.get_or_insert_with(|| format!("title {title}"));
-        }
-    }
+    false
+}
 
-    let from_start = head.start();
-    for (i, item) in items.iter().enumerate() {
+/// What one reference cites, whatever its items: the kind of head, its unit, the section a
+/// relative designation is in, the lead-in and the document cited.
+struct Cited {
+    kind: Head,
+    unit: Option<String>,
+    prefix: Option<String>,
+    via: Option<String>,
+    external: Option<String>,
+}
+
+impl Cited {
+    /// The targets of one item starting at `start`: one, or one per number of a range, the
+    /// first and last of which carry the range's ends.
+    fn targets(&self, item: &Item, start: usize) -> Vec<Target> {
         let keys: Vec<String> = match &item.range {
             Some((lo, hi)) => expand(lo, hi),
             None => vec![item.number.clone()],
         };
-        for (k, number) in keys.iter().enumerate() {
-            let key = match kind {
-                Head::Relative => format!("{}{}", prefix.as_deref().unwrap_or(""), number::normalize(number)),
-                Head::Unit => number::key(&SectionNumber { number: number.clone(), unit: unit.clone() }),
-                _ => number::normalize(number),
-            };
-            // Spans: the first item carries the head; range items the whole range.
-            let start = if i == 0 { from_start } else { item.span.start };
-            let span = match &item.range {
-                Some(_) if keys.len() > 1 && k == 0 => Span::new(start, item.lo_end),
-                Some(_) if keys.len() > 1 && k + 1 == keys.len() => Span::new(item.hi_start, item.span.end),
-                _ => Span::new(start, item.span.end),
-            };
-            let target = Target { key, span };
-            out.push(resolve(doc, index, target, via.clone(), external.clone()));
-        }
+        let last = keys.len().saturating_sub(1);
+        let ranged = item.range.is_some() && keys.len() > 1;
+        keys.iter()
+            .enumerate()
+            .map(|(k, number)| {
+                let key = match self.kind {
+                    Head::Relative => {
+                        format!("{}{}", self.prefix.as_deref().unwrap_or(""), number::normalize(number))
+                    }
+                    Head::Unit => {
+                        number::key(&SectionNumber { number: number.clone(), unit: self.unit.clone() })
+                    }
+                    _ => number::normalize(number),
+                };
+                let span = match k {
+                    0 if ranged => Span::new(start, item.lo_end),
+                    k if ranged && k == last => Span::new(item.hi_start, item.span.end),
+                    _ => Span::new(start, item.span.end),
+                };
+                Target { key, span }
+            })
+            .collect()
     }
-    end
 }
 
 /// Turns a target into a [`Reference`], resolving it when it is internal.
