@@ -1,17 +1,13 @@
 //! Test-only documents: built by hand from text and heading lines, or read from the shared
-//! corpus. The HTML readers and the chunker are written in parallel with enrichment, so this
-//! module carries a tiny tag-stripping extractor and a naive chunker of its own; the corpus
-//! tests use the crate's readers when they work.
+//! corpus with the crate's readers; and a naive chunker, so that enrichment is tested apart
+//! from the chunker.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use strata_core::{
-    ceil_char_boundary, floor_char_boundary, Block, BlockKind, Chunk, ChunkKind, DocId, Document, Format,
-    Page, PageRange, Source, Span,
+    ceil_char_boundary, floor_char_boundary, Chunk, ChunkKind, DocId, Document, Format, Page, PageRange,
+    Source, Span,
 };
 
-use crate::read::{HeadingMark, Parsed, Reader};
+use crate::read::{HeadingMark, Parsed};
 use crate::tree::build_tree;
 
 /// A document from `text` whose headings are the given lines (level, exact line text), found
@@ -102,198 +98,17 @@ pub(crate) fn chunks(doc: &Document, max: usize) -> Vec<Chunk> {
     out
 }
 
-/// Reads a corpus file (relative to the corpus folder): with the crate's reader when it
-/// works, else with the test-only HTML extractor. `None` (after saying why) when the corpus
-/// is absent.
+/// Reads a corpus file (relative to the corpus folder) with the crate's reader, which must
+/// find its headings. `None` (after saying why) when the corpus is absent.
 pub(crate) fn corpus_doc(rel: &str) -> Option<Document> {
     let path = strata_core::testdata::shared(&format!("corpus/{rel}"))?;
     let bytes = std::fs::read(&path).unwrap();
     let ext = rel.rsplit('.').next().unwrap_or("");
     let format = Format::from_extension(ext).expect("known extension");
-    let reader = crate::read::reader_for(format);
-    let real = reader.and_then(|r| {
-        let r: &dyn Reader = &*r;
-        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| r.read(&bytes)));
-        out.ok().and_then(Result::ok)
-    });
-    let (parsed, how) = match real {
-        Some(p) if !p.headings.is_empty() => (p, "crate reader"),
-        _ if format == Format::Html => {
-            (html_to_parsed(&String::from_utf8_lossy(&bytes)), "test-only HTML extractor")
-        }
-        _ => {
-            eprintln!("skipping: no working reader for {rel}");
-            return None;
-        }
-    };
-    eprintln!("{rel}: read with the {how}: {} bytes, {} headings", parsed.text.len(), parsed.headings.len());
+    let reader = crate::read::reader_for(format).unwrap_or_else(|| panic!("no reader for {rel}"));
+    let parsed = reader.read(&bytes).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    assert!(!parsed.headings.is_empty(), "{rel}: the reader found no headings");
+    eprintln!("{rel}: {} bytes, {} headings", parsed.text.len(), parsed.headings.len());
     let name = rel.rsplit('/').next().unwrap_or(rel);
     Some(from_parsed(name, format, parsed))
-}
-
-static TOKEN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?s)<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>|[^<]+|<").unwrap());
-static ENTITY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);").unwrap());
-
-/// A crude HTML to text extractor for tests: block tags end lines, headings become marks,
-/// `pre`, `table` and `li` become blocks, entities are decoded, whitespace collapsed.
-pub(crate) fn html_to_parsed(html: &str) -> Parsed {
-    let mut text = String::with_capacity(html.len() / 2);
-    let mut headings = Vec::new();
-    let mut blocks: Vec<Block> = Vec::new();
-    let mut skip = 0usize;
-    let mut pre = 0usize;
-    let mut heading: Option<(u32, usize)> = None;
-    let mut open_block: Option<(BlockKind, usize, usize)> = None; // kind, start, depth
-    let mut depth = 0usize;
-    let newline = |text: &mut String, n: usize| {
-        let trimmed = text.trim_end_matches([' ', '\t']).len();
-        text.truncate(trimmed);
-        if text.is_empty() {
-            return;
-        }
-        let have = text.len() - text.trim_end_matches('\n').len();
-        for _ in have..n {
-            text.push('\n');
-        }
-    };
-    for m in TOKEN.captures_iter(html) {
-        let whole = m.get(0).unwrap().as_str();
-        if whole.starts_with("<!--") {
-            continue;
-        }
-        if let Some(tag) = m.get(2) {
-            let closing = !m[1].is_empty();
-            let tag = tag.as_str().to_ascii_lowercase();
-            match tag.as_str() {
-                "head" | "script" | "style" | "title" => {
-                    if closing {
-                        skip = skip.saturating_sub(1);
-                    } else {
-                        skip += 1;
-                    }
-                }
-                "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                    newline(&mut text, 2);
-                    let level = tag[1..].parse().unwrap();
-                    if closing {
-                        if let Some((level, start)) = heading.take() {
-                            let end = text.trim_end().len().max(start);
-                            let title = text[start..end].split_whitespace().collect::<Vec<_>>().join(" ");
-                            if !title.is_empty() {
-                                headings.push(HeadingMark {
-                                    level,
-                                    title,
-                                    span: Span::new(start, end),
-                                    number: None,
-                                });
-                            }
-                        }
-                        newline(&mut text, 2);
-                    } else {
-                        heading = Some((level, text.len()));
-                    }
-                }
-                "pre" | "table" | "li" => {
-                    let kind = match tag.as_str() {
-                        "pre" => BlockKind::Code,
-                        "table" => BlockKind::Table,
-                        _ => BlockKind::ListItem,
-                    };
-                    newline(&mut text, if kind == BlockKind::ListItem { 1 } else { 2 });
-                    if tag == "pre" {
-                        pre = if closing { pre.saturating_sub(1) } else { pre + 1 };
-                    }
-                    if closing {
-                        depth = depth.saturating_sub(1);
-                        if let Some((k, start, d)) = open_block {
-                            if k == kind && d == depth {
-                                let end = text.len();
-                                if end > start && blocks.last().is_none_or(|b| b.span.end <= start) {
-                                    blocks.push(Block::new(k, Span::new(start, end)));
-                                }
-                                open_block = None;
-                            }
-                        }
-                    } else {
-                        if open_block.is_none() {
-                            open_block = Some((kind, text.len(), depth));
-                        }
-                        depth += 1;
-                    }
-                }
-                "p" | "div" | "br" | "tr" | "ul" | "ol" | "dl" | "dt" | "dd" | "section" | "blockquote"
-                | "hr" => {
-                    newline(
-                        &mut text,
-                        if matches!(tag.as_str(), "p" | "ul" | "ol" | "blockquote") { 2 } else { 1 },
-                    );
-                }
-                "td" | "th" => text.push_str(" | "),
-                _ => {}
-            }
-            continue;
-        }
-        if skip > 0 {
-            continue;
-        }
-        let decoded = decode_entities(whole);
-        if pre > 0 {
-            text.push_str(&decoded);
-        } else {
-            let starts_space = decoded.starts_with(char::is_whitespace);
-            let ends_space = decoded.ends_with(char::is_whitespace);
-            let words: Vec<&str> = decoded.split_whitespace().collect();
-            if words.is_empty() {
-                if starts_space && !text.is_empty() && !text.ends_with([' ', '\n']) {
-                    text.push(' ');
-                }
-                continue;
-            }
-            if starts_space && !text.is_empty() && !text.ends_with([' ', '\n']) {
-                text.push(' ');
-            }
-            text.push_str(&words.join(" "));
-            if ends_space {
-                text.push(' ');
-            }
-        }
-    }
-    Parsed { text, headings, blocks, ..Parsed::default() }
-}
-
-fn decode_entities(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_string();
-    }
-    ENTITY
-        .replace_all(s, |c: &regex::Captures| {
-            let e = &c[1];
-            let ch = if let Some(hex) = e.strip_prefix("#x") {
-                u32::from_str_radix(hex, 16).ok().and_then(char::from_u32)
-            } else if let Some(dec) = e.strip_prefix('#') {
-                dec.parse().ok().and_then(char::from_u32)
-            } else {
-                match e {
-                    "nbsp" => Some(' '),
-                    "amp" => Some('&'),
-                    "lt" => Some('<'),
-                    "gt" => Some('>'),
-                    "quot" => Some('"'),
-                    "apos" => Some('\''),
-                    "ldquo" => Some('“'),
-                    "rdquo" => Some('”'),
-                    "lsquo" => Some('‘'),
-                    "rsquo" => Some('’'),
-                    "mdash" => Some('—'),
-                    "ndash" => Some('–'),
-                    "sect" => Some('§'),
-                    "para" => Some('¶'),
-                    _ => None,
-                }
-            };
-            ch.map_or_else(|| c[0].to_string(), |ch| if ch == '\u{a0}' { " ".into() } else { ch.to_string() })
-        })
-        .into_owned()
 }
