@@ -120,9 +120,8 @@ impl<'a> Driver<'a> {
     }
 
     /// read → annotate → tree → chunk → enrich → context on the bytes of `source`, on any
-    /// thread. `adjust`, when given, sees the document once it is read and says how to cut
-    /// it; strata's chunker cuts it otherwise, and a document it leaves without a chunk is
-    /// refused. Contexts a language model wrote before come from `cache`.
+    /// thread ([`Driver::process`], then the context stage). Contexts a language model wrote
+    /// before come from `cache`.
     pub fn prepare(
         &self,
         source: Source,
@@ -131,12 +130,23 @@ impl<'a> Driver<'a> {
         cache: &dyn ContextCache,
     ) -> Result<Prepared> {
         let path = source.path.clone();
+        let mut ingested = self.process(source, bytes, adjust)?;
+        let situation = Stage::Context.run(&path, || Ok(self.context(cache, &mut ingested)))?;
+        Ok(Prepared { ingested, situation })
+    }
+
+    /// read → annotate → tree → chunk → enrich on the bytes of `source`, on any thread.
+    /// `adjust`, when given, sees the document once it is read and says how to cut it;
+    /// strata's chunker cuts it otherwise, and a document it leaves without a chunk is
+    /// refused. `strata ingest --dry-run` stops here.
+    pub fn process(&self, source: Source, bytes: &[u8], adjust: Option<&mut Adjust<'_>>) -> Result<Ingested> {
+        let path = source.path.clone();
         let mut document = self.pipeline.document(source, bytes)?;
         let cut = match adjust {
             Some(adjust) => adjust(&mut document)?,
             None => Cut::Chunker,
         };
-        let mut ingested = self.pipeline.process(document, &cut)?;
+        let ingested = self.pipeline.process(document, &cut)?;
         // A PDF whose every line is a running header, footer or page number reads as text
         // that no chunk holds: listed with 0 chunks, it would be found by nothing.
         if matches!(cut, Cut::Chunker) && ingested.chunks.is_empty() {
@@ -145,8 +155,7 @@ impl<'a> Driver<'a> {
                 "no text to index: every line read is page furniture (running headers, footers, page numbers) or blank",
             ));
         }
-        let situation = Stage::Context.run(&path, || Ok(self.context(cache, &mut ingested)))?;
-        Ok(Prepared { ingested, situation })
+        Ok(ingested)
     }
 
     /// The context stage: sets the contexts of `ing`'s chunks, a language model's from

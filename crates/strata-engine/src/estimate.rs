@@ -10,6 +10,7 @@ use strata_ingest::context;
 use strata_ingest::pipeline::Pipeline;
 use strata_model::context::Usage;
 
+use crate::driver::Driver;
 use crate::ingest::StoreCache;
 
 /// What `strata ingest --dry-run` predicts.
@@ -41,7 +42,8 @@ pub struct Estimate {
 /// predicts the calls, tokens and cost of the contexts; writes nothing.
 pub fn estimate(config: &Config, index: &Path, inputs: &[String]) -> Result<Estimate> {
     let pipeline = Pipeline::new(config).context("loading the tokenizer")?;
-    let chosen = crate::models::contextualizer(&config.context, pipeline.tokenizer().clone())?;
+    let driver = Driver::new(config, pipeline, None)?;
+    let chosen = driver.contextualizer();
     let Some(contextualizer) = chosen.get() else {
         return Err(Error::user(
             "--dry-run estimates what a language model's contexts cost; [context] kind is none",
@@ -63,7 +65,11 @@ pub fn estimate(config: &Config, index: &Path, inputs: &[String]) -> Result<Esti
         messages: problems.into_iter().flat_map(|p| p.messages).collect(),
     };
     for path in &files {
-        let ing = match pipeline.ingest_file(path) {
+        let ing = match driver
+            .pipeline()
+            .load(path)
+            .and_then(|(source, bytes)| driver.process(source, &bytes, None))
+        {
             Ok(ing) => ing,
             Err(e) => {
                 estimate.failed += 1;

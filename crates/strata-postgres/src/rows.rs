@@ -12,7 +12,7 @@ use serde::Serialize;
 use strata_core::{ChunkId, Document, DocumentRecord, Error, NodeId, Result};
 use strata_index::{DocSummary, StoredChunk, StoredDocument};
 
-use crate::bm25::{Analyzers, Field, FieldPostings};
+use crate::bm25::{Analyzers, Field};
 use crate::error::pg;
 use crate::tables;
 
@@ -81,120 +81,53 @@ struct SectionRow {
     embedding: Option<Vector>,
 }
 
+/// The postings a document writes, and its token count per field, as its texts are added.
+struct Postings {
+    analyzers: Analyzers,
+    tokens: [i64; 6],
+    rows: Vec<PostingRow>,
+}
+
+impl Postings {
+    /// `text` of `field` of `target` (a chunk id or `DOC#NODE`), analyzed.
+    fn add(&mut self, target: &str, field: Field, text: &str) {
+        let p = self.analyzers.postings(field, text);
+        self.tokens[p.field.index()] += p.tokens as i64;
+        let len = p.norm();
+        for (term, positions) in p.terms {
+            let tf = positions.len() as i32;
+            let positions = (p.field == Field::Exact).then_some(positions);
+            self.rows.push(PostingRow {
+                key: p.field.key(&term),
+                target: target.to_string(),
+                tf,
+                len,
+                positions,
+            });
+        }
+    }
+}
+
 impl Rows {
     pub(crate) fn of(record: &DocumentRecord) -> Result<Rows> {
         let doc = &record.document;
         let id = doc.id.as_str().to_string();
-        let mut analyzers = Analyzers::new();
-        let mut tokens = [0i64; 6];
-        let mut postings = Vec::new();
-        let mut add = |target: &str, p: FieldPostings, tokens: &mut [i64; 6]| {
-            tokens[p.field.index()] += p.tokens as i64;
-            let len = p.norm();
-            for (term, positions) in p.terms {
-                let tf = positions.len() as i32;
-                let positions = (p.field == Field::Exact).then_some(positions);
-                postings.push(PostingRow {
-                    key: p.field.key(&term),
-                    target: target.to_string(),
-                    tf,
-                    len,
-                    positions,
-                });
-            }
-        };
-
-        let search_title = doc.search_title();
-        let mut chunks = Vec::with_capacity(record.chunks.len());
-        for (i, chunk) in record.chunks.iter().enumerate() {
-            let stored = StoredChunk::of(doc, chunk);
-            let text = chunk.indexed_text(&doc.text).into_owned();
-            let heading = chunk.heading_path.join(" > ");
-            let exact = chunk.indexed_span().slice(&doc.text);
-            add(chunk.id.as_str(), analyzers.postings(Field::Text, &text), &mut tokens);
-            add(chunk.id.as_str(), analyzers.postings(Field::Heading, &heading), &mut tokens);
-            add(chunk.id.as_str(), analyzers.postings(Field::Title, &search_title), &mut tokens);
-            add(chunk.id.as_str(), analyzers.postings(Field::Exact, exact), &mut tokens);
-            chunks.push(ChunkRow {
-                id: chunk.id.clone(),
-                ordinal: chunk.ordinal as i32,
-                node: chunk.node.0 as i32,
-                kind: chunk.kind.name(),
-                pages: (chunk.pages.first as i32, chunk.pages.last as i32),
-                number: stored.number.clone(),
-                terms: chunk.defines.clone(),
-                payload: json(&stored)?,
-                tsv: [text, heading, search_title.clone()],
-                embedding: record.vectors.as_ref().map(|v| Vector::from(v.row(i).to_vec())),
-            });
-        }
-
-        let section_vectors: HashMap<NodeId, Vector> = record
-            .section_vectors
-            .as_ref()
-            .map(|sv| {
-                sv.nodes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| (*n, Vector::from(sv.vectors.row(i).to_vec())))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut sections = Vec::new();
-        for profile in strata_core::section_profiles(doc) {
-            let sid = format!("{id}#{}", profile.node);
-            let text = format!("{}\n{}", profile.lead, profile.children);
-            add(&sid, analyzers.postings(Field::SectionText, &text), &mut tokens);
-            add(&sid, analyzers.postings(Field::SectionHeading, &profile.heading_path), &mut tokens);
-            let pages =
-                doc.tree.get(profile.node).map_or((1, 1), |n| (n.pages.first as i32, n.pages.last as i32));
-            sections.push(SectionRow {
-                node: profile.node.0 as i32,
-                id: sid,
-                pages,
-                tsv: [text, profile.heading_path.clone()],
-                embedding: section_vectors.get(&profile.node).cloned(),
-            });
-        }
-
+        let mut postings = Postings { analyzers: Analyzers::new(), tokens: [0; 6], rows: Vec::new() };
+        let chunks = chunk_rows(record, &mut postings)?;
+        let sections = section_rows(record, &id, &mut postings);
         let definitions = record
             .definitions
             .iter()
             .enumerate()
             .map(|(i, d)| Ok((i as i32, d.normalized.clone(), json(d)?)))
             .collect::<Result<Vec<_>>>()?;
-        // What `document_meta` returns: the document without its text.
-        let meta = StoredDocument {
-            document: Document { text: String::new(), ..doc.clone() },
-            definitions: record.definitions.clone(),
-            references: record.references.clone(),
-            chunks: record.chunks.len(),
-        };
-        let summary =
-            DocSummary::of(doc, record.chunks.len(), record.definitions.len(), record.references.len());
         Ok(Rows {
-            document: DocumentRow {
-                path: doc.source.path.clone(),
-                content_hash: doc.source.content_hash.clone(),
-                summary: json(&summary)?,
-                meta: json(&meta)?,
-                body: doc.text.clone(),
-                chunks: record.chunks.len() as i32,
-                sections: sections.len() as i32,
-                // Six fields, then the values of tantivy's `terms` field: each chunk's
-                // defined terms and each definition (what the exact terms leg averages over).
-                tokens: tokens
-                    .iter()
-                    .copied()
-                    .chain([record.chunks.iter().map(|c| c.defines.len() as i64).sum::<i64>()
-                        + record.definitions.len() as i64])
-                    .collect(),
-            },
+            document: document_row(record, &postings.tokens, sections.len())?,
             doc: id,
             chunks,
             sections,
             definitions,
-            postings,
+            postings: postings.rows,
             vector_cache: record.cached_vectors.iter().map(|v| (v.key.clone(), v.encode())).collect(),
         })
     }
@@ -288,4 +221,94 @@ impl Rows {
         }
         Ok(())
     }
+}
+
+/// A row per chunk, its four fields' postings added to `postings`.
+fn chunk_rows(record: &DocumentRecord, postings: &mut Postings) -> Result<Vec<ChunkRow>> {
+    let doc = &record.document;
+    let search_title = doc.search_title();
+    let mut chunks = Vec::with_capacity(record.chunks.len());
+    for (i, chunk) in record.chunks.iter().enumerate() {
+        let stored = StoredChunk::of(doc, chunk);
+        let text = chunk.indexed_text(&doc.text).into_owned();
+        let heading = chunk.heading_path.join(" > ");
+        let exact = chunk.indexed_span().slice(&doc.text);
+        postings.add(chunk.id.as_str(), Field::Text, &text);
+        postings.add(chunk.id.as_str(), Field::Heading, &heading);
+        postings.add(chunk.id.as_str(), Field::Title, &search_title);
+        postings.add(chunk.id.as_str(), Field::Exact, exact);
+        chunks.push(ChunkRow {
+            id: chunk.id.clone(),
+            ordinal: chunk.ordinal as i32,
+            node: chunk.node.0 as i32,
+            kind: chunk.kind.name(),
+            pages: (chunk.pages.first as i32, chunk.pages.last as i32),
+            number: stored.number.clone(),
+            terms: chunk.defines.clone(),
+            payload: json(&stored)?,
+            tsv: [text, heading, search_title.clone()],
+            embedding: record.vectors.as_ref().map(|v| Vector::from(v.row(i).to_vec())),
+        });
+    }
+    Ok(chunks)
+}
+
+/// A row per section profile of document `id`, its two fields' postings added to
+/// `postings`.
+fn section_rows(record: &DocumentRecord, id: &str, postings: &mut Postings) -> Vec<SectionRow> {
+    let doc = &record.document;
+    let section_vectors: HashMap<NodeId, Vector> = record
+        .section_vectors
+        .as_ref()
+        .map(|sv| {
+            sv.nodes.iter().enumerate().map(|(i, n)| (*n, Vector::from(sv.vectors.row(i).to_vec()))).collect()
+        })
+        .unwrap_or_default();
+    let mut sections = Vec::new();
+    for profile in strata_core::section_profiles(doc) {
+        let sid = format!("{id}#{}", profile.node);
+        let text = format!("{}\n{}", profile.lead, profile.children);
+        postings.add(&sid, Field::SectionText, &text);
+        postings.add(&sid, Field::SectionHeading, &profile.heading_path);
+        let pages =
+            doc.tree.get(profile.node).map_or((1, 1), |n| (n.pages.first as i32, n.pages.last as i32));
+        sections.push(SectionRow {
+            node: profile.node.0 as i32,
+            id: sid,
+            pages,
+            tsv: [text, profile.heading_path.clone()],
+            embedding: section_vectors.get(&profile.node).cloned(),
+        });
+    }
+    sections
+}
+
+/// The document's own row: its summary, its record without the text (what `document_meta`
+/// returns), its text, and its token counts.
+fn document_row(record: &DocumentRecord, tokens: &[i64; 6], sections: usize) -> Result<DocumentRow> {
+    let doc = &record.document;
+    let meta = StoredDocument {
+        document: Document { text: String::new(), ..doc.clone() },
+        definitions: record.definitions.clone(),
+        references: record.references.clone(),
+        chunks: record.chunks.len(),
+    };
+    let summary = DocSummary::of(doc, record.chunks.len(), record.definitions.len(), record.references.len());
+    Ok(DocumentRow {
+        path: doc.source.path.clone(),
+        content_hash: doc.source.content_hash.clone(),
+        summary: json(&summary)?,
+        meta: json(&meta)?,
+        body: doc.text.clone(),
+        chunks: record.chunks.len() as i32,
+        sections: sections as i32,
+        // Six fields, then the values of tantivy's `terms` field: each chunk's defined terms
+        // and each definition (what the exact terms leg averages over).
+        tokens: tokens
+            .iter()
+            .copied()
+            .chain([record.chunks.iter().map(|c| c.defines.len() as i64).sum::<i64>()
+                + record.definitions.len() as i64])
+            .collect(),
+    })
 }
