@@ -3,7 +3,8 @@
 # - the query side (strata-search) and the hosted models (strata-providers) link no reader and
 #   no model runtime: `cargo tree -e normal` of each lists none of the crates below;
 # - no two files of a crate import each other, directly or round a loop
-#   (scripts/file-cycles.py).
+#   (scripts/file-cycles.py);
+# - no function in crates/*/src is over 100 lines (scripts/long-functions.py).
 # scripts/test.sh runs it; it exits 1 naming what broke the rule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,4 +23,5 @@ for crate in strata-search:'lopdf|zip|html5ever|scraper|ort|ureq|tokenizers|tikt
   fi
 done
 python3 scripts/file-cycles.py || status=1
+python3 scripts/long-functions.py || status=1
 exit "$status"
