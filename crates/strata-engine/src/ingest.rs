@@ -13,9 +13,10 @@
 //! since they wait on the network. The main thread stages the new contexts for the cache.
 //!
 //! The workers run each file through read → annotate → tree → chunk → enrich → context
-//! ([`Driver::prepare`]); the main thread finishes each document with embed and record. With the dense leg on, processed documents wait in a queue until it holds
-//! [`EMBED_QUEUE`] chunks (or the input ends); then all their chunks are embedded together
-//! (the embedder uses every core itself) and the documents written. So a corpus of many
+//! ([`Driver::prepare`]); the main thread finishes each document with embed and record.
+//! With the dense leg on, prepared documents wait in a queue until it holds [`EMBED_QUEUE`]
+//! chunks (or the input ends); then all their chunks are embedded together (the embedder
+//! uses every core itself) and the documents written. So a corpus of many
 //! small files fills the embedder's batches as one large file does, and the workers read and
 //! chunk the next documents meanwhile. Embedding goes in slices so the progress bar moves
 //! inside long documents and reports the throughput.
@@ -26,8 +27,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
-use crate::driver::{Driver, Prepared};
-use crate::models::Chosen;
 use serde::Serialize;
 use strata_core::{Config, DocId, Error, Format, Result, ResultExt};
 use strata_index::{Manifest, StoreRead, StoreWrite};
@@ -36,7 +35,9 @@ pub use strata_ingest::open::Roots;
 use strata_ingest::pipeline::{Ingested, Pipeline};
 use strata_model::Embedder;
 
+use crate::driver::{Driver, Prepared};
 use crate::embed::{Embedded, Vectors};
+use crate::models::Chosen;
 use crate::ocr_cache::OcrCache;
 pub use crate::ocr_cache::OcrTally;
 use crate::progress::{Observer, Progress};
