@@ -505,7 +505,7 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Runs the record step on one document, its chunks embedded beforehand when the dense
+    /// Runs the record stage on one document, its chunks embedded beforehand when the dense
     /// leg is on, and commits every `commit_every` documents.
     fn record(
         &mut self,
