@@ -328,5 +328,8 @@ pub fn docs(docs: &[DocSummary]) {
         if !shown.is_empty() {
             say!("    {}", shown.join("; "));
         }
+        for a in &d.annotations {
+            say!("    annotated by {}: {}", a.annotator, a.why);
+        }
     }
 }

@@ -326,9 +326,13 @@ pub struct Document {
     /// document cited by page, or by its heading path alone (HTML).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_line: Option<u32>,
+    /// The annotators that ran on it (`strata_ingest::annotate`), and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<crate::Annotation>,
 }
 
-/// The metadata keys of a document's identity (`strata_ingest::identity`), in the order
+/// The metadata keys of a document's identity (the `sec` annotator's,
+/// `strata_ingest::annotate::sec`), in the order
 /// [`Document::search_title`] writes them.
 pub const IDENTITY_KEYS: [&str; 5] = ["issuer", "ticker", "form", "period", "quarter"];
 

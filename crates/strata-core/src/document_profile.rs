@@ -158,6 +158,7 @@ mod tests {
             lead: "UNITED STATES SECURITIES AND EXCHANGE COMMISSION".into(),
             warnings: Vec::new(),
             first_line: None,
+            annotations: Vec::new(),
         }
     }
 

@@ -18,6 +18,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod annotation;
 mod chunk;
 pub mod config;
 mod definition;
@@ -33,6 +34,7 @@ pub mod terminal;
 pub mod testdata;
 mod tree;
 
+pub use annotation::Annotation;
 pub use chunk::{Chunk, ChunkId, ChunkKind};
 pub use config::Config;
 pub use definition::{normalize_term, Definition, Reference};

@@ -30,3 +30,17 @@ pub fn shared(relative: &str) -> Option<PathBuf> {
     eprintln!("skipping: {} is absent (the shared data are not beside this checkout)", path.display());
     None
 }
+
+/// The corpus's files (`shared/data/corpus`), each format's folder in turn, sorted within it;
+/// `None` as [`shared`] says when the corpus is absent.
+pub fn corpus_files() -> Option<Vec<PathBuf>> {
+    let corpus = shared("corpus")?;
+    let mut all = Vec::new();
+    for folder in ["markdown", "html", "txt", "pdf", "docx"] {
+        let entries = std::fs::read_dir(corpus.join(folder)).ok()?;
+        let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        files.sort();
+        all.extend(files);
+    }
+    Some(all)
+}

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use strata_core::{
-    CachedVector, Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentProfile, DocumentRecord,
-    Format, NodeId, Reference, Result,
+    Annotation, CachedVector, Chunk, ChunkId, ChunkKind, Definition, DocId, Document, DocumentProfile,
+    DocumentRecord, Format, NodeId, Reference, Result,
 };
 
 use crate::Manifest;
@@ -42,14 +42,17 @@ pub struct DocSummary {
     pub definitions: usize,
     /// Cross-references.
     pub references: usize,
-    /// Its metadata: front matter, `--meta` and sidecar values, and the identity read from
-    /// its first pages (issuer, ticker, form, period, fiscal years).
+    /// Its metadata: front matter, `--meta` and sidecar values, and the fields its
+    /// annotators filled (issuer, ticker, form, period, fiscal years, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub metadata: BTreeMap<String, serde_json::Value>,
     /// What the document leg searches for it. Empty in indexes made before profiles.
     #[serde(default)]
     pub profile: DocumentProfile,
+    /// The annotators that ran on it, and why (empty when none claimed it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<Annotation>,
 }
 
 impl DocSummary {
@@ -68,6 +71,7 @@ impl DocSummary {
             references,
             metadata: doc.metadata.clone(),
             profile: DocumentProfile::of(doc),
+            annotations: doc.annotations.clone(),
         }
     }
 

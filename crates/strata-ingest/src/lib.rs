@@ -2,9 +2,10 @@
 //!
 //! - [`read`]: a [`read::Reader`] per format turns bytes into text, pages, blocks and heading
 //!   marks.
-//! - [`identity`] and [`metadata`], the annotate stage: what the document is (issuer, form,
-//!   period) from its first pages, into its metadata and, for a document whose own title
-//!   names nothing, its title; metadata from the configuration and sidecar files.
+//! - [`annotate`] and [`metadata`], the annotate stage: the declared annotators that claim a
+//!   document (`sec`: issuer, form, period from a filing's cover) fill its metadata and,
+//!   where its own title names nothing, its title; metadata from the configuration and
+//!   sidecar files.
 //! - [`tree`]: heading marks become a [`strata_core::Tree`].
 //! - [`tokenize`]: the tokenizers chunks are counted in (the trait, and sentence boundaries,
 //!   the chunker's other measure, are `strata-text`'s).
@@ -18,10 +19,10 @@
 //! - [`stage`]: the eight ingest stages by name (the engine's driver runs all of them).
 #![warn(missing_docs)]
 
+pub mod annotate;
 pub mod chunk;
 pub mod context;
 pub mod enrich;
-pub mod identity;
 pub mod metadata;
 pub mod open;
 pub mod pipeline;

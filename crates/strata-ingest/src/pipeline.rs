@@ -8,12 +8,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use strata_core::{
-    document_lead, Chunk, Config, DocId, Document, DocumentRecord, Error, Format, Page, Result, Source, Span,
+    document_lead, Annotation, Chunk, Config, DocId, Document, DocumentRecord, Error, Format, Page, Result,
+    Source, Span,
 };
 
+use crate::annotate::{title_is_placeholder, Annotators, View};
 use crate::chunk::Chunker;
 use crate::enrich::{enrich, Enrichment};
-use crate::identity::{identify, title_is_placeholder};
 use crate::open::{self, Roots};
 use crate::read::pdf::ocr::{OcrOptions, PageCache};
 use crate::read::{reader_with, Parsed, ReadError, ReadLimits};
@@ -37,6 +38,8 @@ pub struct Draft {
     /// Its title once annotate chose one; the tree stage names a document without one by
     /// its file.
     pub title: Option<String>,
+    /// The annotators that ran on it, and why.
+    pub annotations: Vec<Annotation>,
 }
 
 /// How the chunk stage cuts a document.
@@ -52,6 +55,7 @@ pub enum Cut {
 
 /// Runs the ingest stages with one configuration.
 pub struct Pipeline {
+    annotators: Annotators,
     chunker: Chunker,
     max_file_bytes: u64,
     limits: ReadLimits,
@@ -71,6 +75,7 @@ impl Pipeline {
     /// Builds the pipeline with a given tokenizer.
     pub fn with_tokenizer(config: &Config, tokenizer: Arc<dyn Tokenizer>) -> Pipeline {
         Pipeline {
+            annotators: Annotators::new(&config.ingest.annotators),
             chunker: Chunker::new(tokenizer, &config.chunk),
             max_file_bytes: config.ingest.max_file_bytes,
             limits: ReadLimits::from_config(&config.ingest),
@@ -203,30 +208,34 @@ impl Pipeline {
         })?;
         let parsed = reader.read_with(bytes, &self.limits).map_err(|e| Error::read(path, e.to_string()))?;
         let pages = pages(&parsed);
-        Ok(Draft { source, parsed, pages, title: None })
+        Ok(Draft { source, parsed, pages, title: None, annotations: Vec::new() })
     }
 
-    /// The annotate stage: what the document is, from its first pages (identity), into its
-    /// metadata, with the configuration's and a sidecar's metadata; and its title, which
-    /// identity gives a document whose own title names nothing.
+    /// The annotate stage: the annotators that claim the document ([`crate::annotate`])
+    /// fill its metadata, under the configuration's and a sidecar's metadata; and its title,
+    /// which an annotator gives a document whose own title names nothing.
     pub fn annotate(&self, draft: &mut Draft) -> Result<()> {
-        let identity = identify(&draft.parsed.text, &draft.pages);
+        let ran = self.annotators.run(View { text: &draft.parsed.text, pages: &draft.pages });
         let metadata = &mut draft.parsed.metadata;
-        for (key, value) in identity.metadata() {
-            metadata.entry(key.to_string()).or_insert(value);
+        for (key, value) in ran.iter().flat_map(|r| &r.fields.metadata) {
+            metadata.entry(key.to_string()).or_insert_with(|| value.clone());
         }
         let given_title = crate::metadata::apply(metadata, &self.metadata, Path::new(&draft.source.path))?;
-        draft.title = given_title
-            .or(draft.parsed.title.take())
-            .filter(|t| !title_is_placeholder(t))
-            .or_else(|| identity.title());
+        let own_title = given_title.or(draft.parsed.title.take()).filter(|t| !title_is_placeholder(t));
+        // The first annotator to give a title names a document whose own names nothing.
+        let titled =
+            if own_title.is_some() { None } else { ran.iter().position(|r| r.fields.title.is_some()) };
+        draft.title = own_title.or_else(|| titled.and_then(|i| ran[i].fields.title.clone()));
+        for (i, run) in ran.into_iter().enumerate() {
+            draft.annotations.push(run.record(&draft.parsed.metadata, titled == Some(i)));
+        }
         Ok(())
     }
 
     /// The tree stage: the reader's heading marks, at most `[ingest] max_sections` of them,
     /// as the document's heading tree.
     pub fn tree(&self, draft: Draft) -> Document {
-        let Draft { source, parsed, pages, title } = draft;
+        let Draft { source, parsed, pages, title, annotations } = draft;
         let path = source.path.as_str();
         let title = title.unwrap_or_else(|| file_stem(path));
         let mut warnings = parsed.warnings;
@@ -254,6 +263,7 @@ impl Pipeline {
             lead,
             warnings,
             first_line: parsed.first_line,
+            annotations,
         }
     }
 

@@ -196,14 +196,14 @@ fn a_line_item_chunk_carries_its_year_header() {
     assert!(indexed.contains("(in millions)"), "{indexed}");
 }
 
-/// The identity stage names every filing: form and fiscal year from its cover, the issuer
-/// for all but one (Coca-Cola's 2017 cover prints its name as an image), and a title that is
-/// not an accession number or a placeholder (23 of the 33 PDFs' own titles are). The fiscal
-/// year is checked against the one in the file's name.
+/// The `sec` annotator claims every filing and names it: form and fiscal year from its cover,
+/// the issuer for all but one (Coca-Cola's 2017 cover prints its name as an image), and a
+/// title that is not an accession number or a placeholder (23 of the 33 PDFs' own titles
+/// are). The fiscal year is checked against the one in the file's name.
 #[test]
-fn every_filing_has_a_form_a_fiscal_year_an_issuer_and_a_real_title() {
+fn every_filing_is_claimed_by_sec_with_a_form_a_fiscal_year_an_issuer_and_a_real_title() {
     let Some(dir) = filings() else { return };
-    let (mut missing, mut no_issuer) = (Vec::new(), Vec::new());
+    let (mut missing, mut no_issuer, mut unclaimed) = (Vec::new(), Vec::new(), Vec::new());
     for path in pdfs(&dir) {
         let doc = document(&path);
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -224,8 +224,12 @@ fn every_filing_has_a_form_a_fiscal_year_an_issuer_and_a_real_title() {
         if meta("issuer").is_empty() {
             no_issuer.push(name.clone());
         }
-        assert!(!strata_ingest::identity::title_is_placeholder(&doc.title), "{name}: title {:?}", doc.title);
+        assert!(!strata_ingest::annotate::title_is_placeholder(&doc.title), "{name}: title {:?}", doc.title);
+        if !doc.annotations.iter().any(|a| a.annotator == "sec") {
+            unclaimed.push(name.clone());
+        }
     }
+    assert!(unclaimed.is_empty(), "filings the sec annotator did not claim: {unclaimed:?}");
     assert!(
         missing.is_empty(),
         "{} filings without a form or fiscal year:\n{}",

@@ -232,27 +232,15 @@ proptest! {
     }
 }
 
-/// The corpus files of every format, sorted within each folder.
-fn corpus_files(corpus: &Path) -> Vec<std::path::PathBuf> {
-    let mut all = Vec::new();
-    for folder in ["markdown", "html", "txt", "pdf", "docx"] {
-        let mut files: Vec<_> =
-            std::fs::read_dir(corpus.join(folder)).unwrap().flatten().map(|e| e.path()).collect();
-        files.sort();
-        all.extend(files);
-    }
-    all
-}
-
 /// Every corpus document (all five formats) tiles, with the default 512/64 settings, and
 /// re-tokenizing a chunk's text never gives more than a few tokens over the limit (BPE merges
 /// at the cut may differ from the merges in context).
 #[test]
 fn corpus_documents_tile() {
-    let Some(corpus) = strata_core::testdata::shared("corpus") else { return };
+    let Some(files) = strata_core::testdata::corpus_files() else { return };
     let p = pipeline(512, 64);
     let tok = Cl100k::new().unwrap();
-    for path in corpus_files(&corpus) {
+    for path in files {
         let ing = p.ingest_file(&path).unwrap();
         check(&ing, 512).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let worst = ing.chunks.iter().map(|c| tok.count(c.span.slice(&ing.document.text))).max().unwrap_or(0);
@@ -266,10 +254,10 @@ fn corpus_documents_tile() {
 /// PDFs, the paginated RFCs) and HTML cite none.
 #[test]
 fn corpus_chunks_cite_the_source_lines_that_hold_them() {
-    let Some(corpus) = strata_core::testdata::shared("corpus") else { return };
+    let Some(files) = strata_core::testdata::corpus_files() else { return };
     let p = pipeline(512, 64);
     let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    for path in corpus_files(&corpus) {
+    for path in files {
         let ing = p.ingest_file(&path).unwrap();
         let doc = &ing.document;
         let by_line = matches!(doc.source.format, Format::Markdown | Format::Text) && !doc.has_pages();
@@ -301,7 +289,7 @@ fn corpus_chunks_cite_the_source_lines_that_hold_them() {
 /// in the model's own tokens.
 #[test]
 fn regression_overlap_start_inside_the_token_holding_the_piece_start() {
-    let Some(corpus) = strata_core::testdata::shared("corpus") else { return };
+    let Some(files) = strata_core::testdata::corpus_files() else { return };
     let model = std::env::var_os("STRATA_MODEL_DIR").map(std::path::PathBuf::from).unwrap_or_else(|| {
         Path::new(&std::env::var_os("HOME").unwrap_or_default()).join(".cache/strata/models/all-MiniLM-L6-v2")
     });
@@ -320,7 +308,7 @@ fn regression_overlap_start_inside_the_token_holding_the_piece_start() {
     config.tokenizer.model = Some(model.clone());
     let p = Pipeline::new(&config).unwrap();
     let tok = strata_ingest::tokenize::HfTokenizer::from_path(&model).unwrap();
-    for path in corpus_files(&corpus) {
+    for path in files {
         let ing = p.ingest_file(&path).unwrap();
         check_with(&ing, 190, &tok).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }

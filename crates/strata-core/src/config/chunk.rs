@@ -92,7 +92,15 @@ pub struct IngestConfig {
     /// layout analysis included, and the page left empty, with a warning. Default 60 (a dense page
     /// takes a few seconds).
     pub ocr_recognize_seconds: u64,
+    /// The annotators of the annotate stage ([`ANNOTATORS`]): `auto` runs each one whose
+    /// detector finds its convention in a document; a name runs that annotator on every
+    /// document; `[]` runs none. Default `["auto"]`.
+    pub annotators: Vec<String>,
 }
+
+/// The annotators strata has (`strata_ingest::annotate`): `sec`, SEC filings and earnings
+/// releases.
+pub const ANNOTATORS: &[&str] = &["sec"];
 
 impl Default for IngestConfig {
     fn default() -> Self {
@@ -108,6 +116,7 @@ impl Default for IngestConfig {
             ocr_max_page_pixels: 40_000_000,
             ocr_render_seconds: 8,
             ocr_recognize_seconds: 60,
+            annotators: vec!["auto".to_string()],
         }
     }
 }
@@ -182,10 +191,35 @@ impl IngestConfig {
                 self.ocr_dpi
             )));
         }
+        self.validate_annotators(origin)?;
         if let Some(key) = self.metadata.keys().find(|k| !valid_meta_key(k)) {
             return Err(Error::user(format!(
                 "ingest.metadata key {key:?} must be 1 to 64 letters, digits, '_', '-' or '.' ({origin})"
             )));
+        }
+        Ok(())
+    }
+
+    /// Each entry of `annotators` is `auto` or a known annotator, once.
+    fn validate_annotators(&self, origin: &str) -> Result<()> {
+        let known = || {
+            format!(
+                "\"auto\" or {}",
+                ANNOTATORS.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")
+            )
+        };
+        for (i, name) in self.annotators.iter().enumerate() {
+            if name != "auto" && !ANNOTATORS.contains(&name.as_str()) {
+                return Err(Error::user(format!(
+                    "ingest.annotators has {name:?}, which is no annotator; use {} ({origin})",
+                    known()
+                )));
+            }
+            if self.annotators[..i].contains(name) {
+                return Err(Error::user(format!(
+                    "ingest.annotators names {name:?} twice; name each once ({origin})"
+                )));
+            }
         }
         Ok(())
     }

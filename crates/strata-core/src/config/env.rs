@@ -49,6 +49,12 @@ pub(super) fn optional(_key: &str, v: String) -> Result<Option<String>> {
     Ok(Some(v).filter(|v| !v.is_empty()))
 }
 
+/// A comma-separated list (`auto,sec`), each entry trimmed; the empty text is the empty
+/// list.
+pub(super) fn list(_key: &str, v: String) -> Result<Vec<String>> {
+    Ok(v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect())
+}
+
 /// A path, or `None` when the text is empty.
 pub(super) fn path(_key: &str, v: String) -> Result<Option<PathBuf>> {
     Ok(Some(v).filter(|v| !v.is_empty()).map(PathBuf::from))

@@ -28,7 +28,7 @@ mod search;
 mod serve;
 mod store;
 
-pub use chunk::{valid_meta_key, ChunkConfig, IngestConfig, OcrMode, TokenizerConfig};
+pub use chunk::{valid_meta_key, ChunkConfig, IngestConfig, OcrMode, TokenizerConfig, ANNOTATORS};
 pub use context::{ContextConfig, ContextKind, CONTEXT_KINDS};
 pub use dense::{AuthHeader, DenseConfig, DenseHttpConfig, DensePrecision, DenseProvider};
 pub use models::{ChatConfig, Price, CHAT_PROVIDERS};
@@ -100,7 +100,7 @@ impl Config {
     /// Applies `STRATA_*` overrides read through `get`. A name a key does not take is an
     /// error naming the variable.
     pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) -> Result<()> {
-        use env::{flag, named, number, optional, path, set, text};
+        use env::{flag, list, named, number, optional, path, set, text};
         let get: env::Get = &get;
         set(get, "STRATA_CHUNK_MAX_TOKENS", &mut self.chunk.max_tokens, number)?;
         set(get, "STRATA_CHUNK_OVERLAP", &mut self.chunk.overlap, number)?;
@@ -115,6 +115,7 @@ impl Config {
         set(get, "STRATA_INGEST_OCR_MAX_PAGE_PIXELS", &mut self.ingest.ocr_max_page_pixels, number)?;
         set(get, "STRATA_INGEST_OCR_RENDER_SECONDS", &mut self.ingest.ocr_render_seconds, number)?;
         set(get, "STRATA_INGEST_OCR_RECOGNIZE_SECONDS", &mut self.ingest.ocr_recognize_seconds, number)?;
+        set(get, "STRATA_INGEST_ANNOTATORS", &mut self.ingest.annotators, list)?;
         set(get, "STRATA_SEARCH_K", &mut self.search.k, number)?;
         set(get, "STRATA_SEARCH_MODE", &mut self.search.mode, named)?;
         set(get, "STRATA_DENSE_ENABLED", &mut self.dense.enabled, flag)?;
@@ -188,6 +189,26 @@ mod tests {
     fn overlap_larger_than_half_is_refused() {
         let err = Config::from_toml_str("[chunk]\nmax_tokens = 100\noverlap = 80\n", "x").unwrap_err();
         assert!(err.to_string().contains("chunk.overlap"), "{err}");
+    }
+
+    #[test]
+    fn annotators_are_auto_or_known_names_each_once() {
+        assert_eq!(Config::default().ingest.annotators, ["auto"]);
+        let c = Config::from_toml_str("[ingest]\nannotators = [\"sec\"]\n", "x").unwrap();
+        assert_eq!(c.ingest.annotators, ["sec"]);
+        let none = Config::from_toml_str("[ingest]\nannotators = []\n", "x").unwrap();
+        assert!(none.ingest.annotators.is_empty());
+        let err = Config::from_toml_str("[ingest]\nannotators = [\"edgar\"]\n", "strata.toml").unwrap_err();
+        let err = err.to_string();
+        assert!(
+            err.contains("\"edgar\"") && err.contains("\"auto\" or \"sec\"") && err.contains("strata.toml"),
+            "{err}"
+        );
+        let err = Config::from_toml_str("[ingest]\nannotators = [\"sec\", \"sec\"]\n", "x").unwrap_err();
+        assert!(err.to_string().contains("twice"), "{err}");
+        let mut c = Config::default();
+        c.apply_env(|k| (k == "STRATA_INGEST_ANNOTATORS").then(|| "auto, sec".to_string())).unwrap();
+        assert_eq!(c.ingest.annotators, ["auto", "sec"]);
     }
 
     #[test]

@@ -256,6 +256,13 @@ impl RecordBuilder {
             warnings,
             lead: strata_core::document_lead(&text, &[]),
             first_line: Some(1),
+            // Stores keep what the annotate stage recorded, and list it with the document.
+            annotations: vec![strata_core::Annotation {
+                annotator: "sec".into(),
+                confidence: 0.9,
+                why: "detected (0.90 ≥ 0.50): a fixture".into(),
+                filled: vec!["issuer".into()],
+            }],
             text,
         };
         debug_assert_eq!(document.validate(), Ok(()));

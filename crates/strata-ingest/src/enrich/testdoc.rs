@@ -53,6 +53,7 @@ pub(crate) fn from_parsed(name: &str, format: Format, parsed: Parsed) -> Documen
         lead: String::new(),
         warnings: parsed.warnings,
         first_line: parsed.first_line,
+        annotations: Vec::new(),
     }
 }
 

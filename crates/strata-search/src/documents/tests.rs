@@ -18,6 +18,7 @@ fn summary(id: &str, name: &str, period: &str, lead: &str) -> DocSummary {
         references: 0,
         metadata: Default::default(),
         profile: DocumentProfile { name: name.into(), period: period.into(), lead: lead.into() },
+        annotations: Vec::new(),
     }
 }
 

@@ -111,15 +111,3 @@ fn only_the_first_pages_are_read() {
         .collect();
     assert!(identify(&text, &pages).issuer.is_empty());
 }
-
-#[test]
-fn placeholder_titles_are_recognized() {
-    for t in
-        ["", "0001018724-18-000005", "Document", "FOR IMMEDIATE RELEASE", "Microsoft Word - 10k.docx", "123"]
-    {
-        assert!(title_is_placeholder(t), "{t:?}");
-    }
-    for t in ["Form 10-K for Johnson Johnson filed 02/16/2023", "RFC 9000: QUIC", "Title 35 - Patents"] {
-        assert!(!title_is_placeholder(t), "{t:?}");
-    }
-}

@@ -1,4 +1,4 @@
-//! The identity stage: what a document *is*, read from its first pages. Issuer, ticker,
+//! The `sec` annotator's reading: what a filing *is*, read from its first pages. Issuer, ticker,
 //! form, period and fiscal years, by the cover-page conventions of SEC filings (the line
 //! above "(Exact name of registrant as specified in its charter)", "FORM 10-K", "For the
 //! fiscal year ended …", "Trading Symbol(s)") and of earnings releases ("Name (NYSE: TICK)",
@@ -42,6 +42,52 @@ pub struct Identity {
     pub fiscal_years: Vec<u16>,
     /// `Q1`–`Q4` for quarterly reports and releases, when the document says which.
     pub quarter: String,
+    /// The conventions it was read by, in the order found; empty when none was.
+    pub conventions: Vec<Convention>,
+}
+
+/// A cover convention the identity was read by: the `sec` annotator's evidence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Convention {
+    /// An SEC form heading at the top of the cover (`FORM 10-K`).
+    FormHeading,
+    /// The line above "(Exact name of registrant as specified in its charter)".
+    Registrant,
+    /// An exchange listing after a name ("Johnson & Johnson (NYSE: JNJ)").
+    Listing,
+    /// A ticker under the cover's "Trading Symbol(s)" header.
+    TradingSymbol,
+    /// An earnings release's wording ("… reports fourth-quarter results").
+    ReleaseWording,
+    /// A corporate name on a line of its own ("3M COMPANY"), read as the issuer when
+    /// nothing above named one.
+    CorporateLine,
+}
+
+impl Convention {
+    /// How surely the convention marks an SEC filing or an earnings release, 0 to 1.
+    pub fn confidence(self) -> f32 {
+        match self {
+            Convention::Registrant => 0.95,
+            Convention::FormHeading => 0.9,
+            Convention::TradingSymbol => 0.8,
+            Convention::Listing => 0.7,
+            Convention::ReleaseWording => 0.6,
+            Convention::CorporateLine => 0.5,
+        }
+    }
+
+    /// The convention in words, for `strata docs`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Convention::FormHeading => "an SEC form heading at the top",
+            Convention::Registrant => "a registrant line",
+            Convention::Listing => "an exchange listing",
+            Convention::TradingSymbol => "a trading symbol table",
+            Convention::ReleaseWording => "an earnings release's wording",
+            Convention::CorporateLine => "a corporate name line",
+        }
+    }
 }
 
 const MONTHS: &str = "January|February|March|April|May|June|July|August|September|October|November|December";
@@ -83,7 +129,6 @@ static QUARTER_YEAR: LazyLock<Regex> = LazyLock::new(|| {
 });
 static FULL_YEAR: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)full[- ]year\s+(\d{4})|(\d{4})\s+results"));
 static SMALL_CAPS: LazyLock<Regex> = LazyLock::new(|| re(r"\b([A-Z]) ([A-Z]{2,})\b"));
-static ACCESSION: LazyLock<Regex> = LazyLock::new(|| re(r"^\d{10}-\d{2}-\d{6}$"));
 
 /// Words that sit in a ticker's column without being one.
 const NOT_TICKERS: &[&str] = &[
@@ -101,23 +146,17 @@ pub fn identify(text: &str, pages: &[Page]) -> Identity {
     let lines: Vec<&str> = text[..end].lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let head = lines.iter().take(400).copied().collect::<Vec<_>>().join("\n");
     let mut id = Identity { form: form(&lines, &head), ..Identity::default() };
-    id.issuer = registrant(&lines).unwrap_or_default();
-    if let Some(m) = LISTED.captures(&head) {
-        id.ticker = m[2].to_string();
-        if id.issuer.is_empty() {
-            // "… results -- Name (NYSE: X)": the name is what follows the last separator.
-            let name = ["--", " - ", " – ", " — ", ")"]
-                .iter()
-                .fold(&m[1], |n, sep| n.rsplit(sep).next().unwrap_or(n));
-            id.issuer = clean(name);
-        }
+    match id.form.as_str() {
+        "" => {}
+        RELEASE_FORM => id.conventions.push(Convention::ReleaseWording),
+        _ => id.conventions.push(Convention::FormHeading),
     }
-    if id.issuer.is_empty() {
-        id.issuer =
-            lines.iter().take(300).find(|l| CORPORATE.is_match(l)).map(|l| clean(l)).unwrap_or_default();
-    }
+    issuer(&lines, &head, &mut id);
     if id.ticker.is_empty() {
         id.ticker = trading_symbol(&head).unwrap_or_default();
+        if !id.ticker.is_empty() {
+            id.conventions.push(Convention::TradingSymbol);
+        }
     }
     // Without an issuer, only an SEC form heading makes the rest trustworthy: a release's
     // wording or a "period ended" date alone turns up in all kinds of documents.
@@ -127,6 +166,32 @@ pub fn identify(text: &str, pages: &[Page]) -> Identity {
     period(&head, &mut id);
     quarter(&head, &mut id);
     id
+}
+
+/// The issuer (and a listing's ticker), from the first of: the registrant line, an
+/// exchange listing, a corporate name on a line of its own.
+fn issuer(lines: &[&str], head: &str, id: &mut Identity) {
+    if let Some(name) = registrant(lines) {
+        id.issuer = name;
+        id.conventions.push(Convention::Registrant);
+    }
+    if let Some(m) = LISTED.captures(head) {
+        id.ticker = m[2].to_string();
+        id.conventions.push(Convention::Listing);
+        if id.issuer.is_empty() {
+            // "… results -- Name (NYSE: X)": the name is what follows the last separator.
+            let name = ["--", " - ", " – ", " — ", ")"]
+                .iter()
+                .fold(&m[1], |n, sep| n.rsplit(sep).next().unwrap_or(n));
+            id.issuer = clean(name);
+        }
+    }
+    if id.issuer.is_empty() {
+        if let Some(line) = lines.iter().take(300).find(|l| CORPORATE.is_match(l)) {
+            id.issuer = clean(line);
+            id.conventions.push(Convention::CorporateLine);
+        }
+    }
 }
 
 /// The form of a document that reads as an earnings release.
@@ -271,19 +336,6 @@ impl Identity {
         }
         out
     }
-}
-
-/// Whether a title names nothing: empty, an EDGAR accession number, or a placeholder
-/// ("Document", "Untitled", "FOR IMMEDIATE RELEASE", a word-processor file name).
-pub fn title_is_placeholder(title: &str) -> bool {
-    let t = title.trim();
-    let lower = t.to_lowercase();
-    t.is_empty()
-        || !t.chars().any(char::is_alphabetic)
-        || ACCESSION.is_match(t)
-        || ["document", "untitled", "for immediate release"].contains(&lower.as_str())
-        || lower.starts_with("microsoft word - ")
-        || [".doc", ".docx", ".htm", ".html", ".pdf"].iter().any(|ext| lower.ends_with(ext))
 }
 
 #[cfg(test)]

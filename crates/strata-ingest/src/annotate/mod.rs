@@ -1,0 +1,190 @@
+//! The annotate stage's annotators: domain knowledge, declared.
+//!
+//! A document may follow a convention of its domain (an SEC filing's cover, a contract's
+//! preamble) that says what it is. An [`Annotator`] reads one such convention, under a
+//! declared contract:
+//!
+//! - a detector ([`Annotator::detect`]) that says, with a confidence and its evidence,
+//!   whether a document follows the convention, and the threshold at which that counts
+//!   ([`Annotator::threshold`]);
+//! - the fields it fills ([`Annotator::fields`]): metadata keys, and `title` when it may
+//!   name a document whose own title names nothing. [`Annotators::run`] keeps those and
+//!   nothing else;
+//! - it runs on a document when detected at its threshold (`[ingest] annotators =
+//!   ["auto"]`, the default), or on every document when named there.
+//!
+//! Each document records the annotators that ran and why ([`strata_core::Annotation`],
+//! shown by `strata docs --json`). A document that no annotator claims passes through
+//! untouched.
+//!
+//! The annotators: [`sec`] (SEC filings and earnings releases: issuer, ticker, form,
+//! period, fiscal years).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use strata_core::{Annotation, Page};
+
+pub mod sec;
+mod title;
+
+pub use title::title_is_placeholder;
+
+/// What an annotator reads of a document: its text and pages, as the reader made them.
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    /// The document's text.
+    pub text: &'a str,
+    /// Its pages.
+    pub pages: &'a [Page],
+}
+
+/// What a detector found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Detection {
+    /// How surely the document follows the annotator's convention, 0 to 1.
+    pub confidence: f32,
+    /// The evidence, in words; empty when there is none.
+    pub evidence: String,
+}
+
+/// The fields an annotator gives a document.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fields {
+    /// Metadata entries, under keys the annotator declared. A key the document's reader
+    /// already filled (front matter) keeps the reader's value.
+    pub metadata: Vec<(&'static str, Value)>,
+    /// A title, taken when the document's own names nothing ([`title_is_placeholder`]).
+    pub title: Option<String>,
+}
+
+/// One domain convention, read under a declared contract (see the module doc).
+pub trait Annotator: Send + Sync {
+    /// Its name, in `[ingest] annotators` and in each document's annotations.
+    fn name(&self) -> &'static str;
+    /// The confidence at which its detector's finding counts.
+    fn threshold(&self) -> f32;
+    /// The fields it may fill: metadata keys, and `title`.
+    fn fields(&self) -> &'static [&'static str];
+    /// How surely `view` follows its convention.
+    fn detect(&self, view: View) -> Detection;
+    /// The fields of `view`, by its convention.
+    fn annotate(&self, view: View) -> Fields;
+}
+
+/// Every annotator strata has, in the order they run; their names are
+/// [`strata_core::config::ANNOTATORS`].
+pub fn all() -> Vec<Box<dyn Annotator>> {
+    vec![Box::new(sec::Sec)]
+}
+
+/// When a chosen annotator runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum When {
+    /// When its detector finds its convention at its threshold (`auto`).
+    Detected,
+    /// On every document (named in `[ingest] annotators`).
+    Always,
+}
+
+/// An annotator that ran on a document: the record of it, and the fields it gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    /// What the document records of it; [`Ran::record`] says what it filled.
+    pub annotation: Annotation,
+    /// The fields it gave, its declared ones only.
+    pub fields: Fields,
+}
+
+impl Ran {
+    /// Its annotation, with the fields it filled: the metadata entries that hold its value
+    /// once the document's own, the configuration's and a sidecar's were applied, and
+    /// `title` when the document took its title.
+    pub fn record(self, metadata: &BTreeMap<String, Value>, took_title: bool) -> Annotation {
+        let mut annotation = self.annotation;
+        let held = |(key, value): &(&str, Value)| metadata.get(*key) == Some(value);
+        annotation.filled =
+            self.fields.metadata.iter().filter(|f| held(f)).map(|(k, _)| k.to_string()).collect();
+        if took_title && self.fields.title.is_some() {
+            annotation.filled.push("title".to_string());
+        }
+        annotation
+    }
+}
+
+/// The annotators an ingest runs, as `[ingest] annotators` chose them.
+pub struct Annotators {
+    chosen: Vec<(Box<dyn Annotator>, When)>,
+}
+
+impl Annotators {
+    /// The annotators `names` choose: `auto` each one when detected, a name that one always.
+    /// Names that are no annotator choose nothing (the configuration refuses them when it
+    /// is loaded).
+    pub fn new(names: &[String]) -> Annotators {
+        let auto = names.iter().any(|n| n == "auto");
+        let chosen = all()
+            .into_iter()
+            .filter_map(|a| match names.iter().any(|n| n == a.name()) {
+                true => Some((a, When::Always)),
+                false => auto.then_some((a, When::Detected)),
+            })
+            .collect();
+        Annotators { chosen }
+    }
+
+    /// The chosen annotators that run on `view`, each with why and what it gave.
+    pub fn run(&self, view: View) -> Vec<Ran> {
+        let mut out = Vec::new();
+        for (annotator, when) in &self.chosen {
+            let detection = annotator.detect(view);
+            let detected = detection.confidence >= annotator.threshold();
+            if !detected && *when == When::Detected {
+                continue;
+            }
+            let why = why(annotator.as_ref(), *when, &detection);
+            let fields = declared(annotator.as_ref(), annotator.annotate(view));
+            let mut filled: Vec<String> = fields.metadata.iter().map(|(k, _)| k.to_string()).collect();
+            filled.extend(fields.title.as_ref().map(|_| "title".to_string()));
+            let annotation = Annotation {
+                annotator: annotator.name().to_string(),
+                confidence: detection.confidence,
+                why,
+                filled,
+            };
+            out.push(Ran { annotation, fields });
+        }
+        out
+    }
+}
+
+/// Why an annotator ran: "detected: 0.95 ≥ 0.50 (a registrant line)", or "named in
+/// [ingest] annotators (detected: 0.00 < 0.50)".
+fn why(annotator: &dyn Annotator, when: When, detection: &Detection) -> String {
+    let (confidence, threshold) = (detection.confidence, annotator.threshold());
+    let sign = if confidence >= threshold { "≥" } else { "<" };
+    let evidence =
+        if detection.evidence.is_empty() { String::new() } else { format!(" ({})", detection.evidence) };
+    match when {
+        When::Detected => format!("detected: {confidence:.2} {sign} {threshold:.2}{evidence}"),
+        When::Always => {
+            format!(
+                "named in [ingest] annotators (detected: {confidence:.2} {sign} {threshold:.2}{evidence})"
+            )
+        }
+    }
+}
+
+/// `fields` less any the annotator did not declare: an annotator fills its declared fields
+/// and nothing else.
+fn declared(annotator: &dyn Annotator, mut fields: Fields) -> Fields {
+    let declares = |key: &str| annotator.fields().contains(&key);
+    fields.metadata.retain(|(k, _)| declares(k));
+    if !declares("title") {
+        fields.title = None;
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,52 @@
+//! The `sec` annotator: SEC filings (10-K, 10-Q, 8-K, 20-F, …) and earnings releases.
+//!
+//! Its detector reads the cover's conventions ([`identity::Convention`]): a registrant
+//! line, a form heading, a trading symbol table, an exchange listing, a release's wording, a
+//! corporate name on a line of its own. Its confidence is that of the surest convention
+//! found, and it counts from [`THRESHOLD`]. It fills the issuer, ticker, form, period,
+//! quarter and fiscal years ([`identity::Identity`]), and names a document whose own title
+//! names nothing by them ("ADVANCED MICRO DEVICES, INC. 10-K, fiscal year ended December
+//! 26, 2015").
+
+use super::{Annotator, Detection, Fields, View};
+
+pub mod identity;
+
+use identity::identify;
+
+/// The confidence from which the detector's finding counts: a corporate name line at the
+/// top of the first pages, the weakest of the conventions, still does.
+pub const THRESHOLD: f32 = 0.5;
+
+/// The metadata keys `sec` fills, and `title`.
+pub const FIELDS: &[&str] = &["issuer", "ticker", "form", "period", "quarter", "fiscal_years", "title"];
+
+/// The `sec` annotator.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sec;
+
+impl Annotator for Sec {
+    fn name(&self) -> &'static str {
+        "sec"
+    }
+
+    fn threshold(&self) -> f32 {
+        THRESHOLD
+    }
+
+    fn fields(&self) -> &'static [&'static str] {
+        FIELDS
+    }
+
+    fn detect(&self, view: View) -> Detection {
+        let conventions = identify(view.text, view.pages).conventions;
+        let confidence = conventions.iter().map(|c| c.confidence()).fold(0.0, f32::max);
+        let evidence = conventions.iter().map(|c| c.describe()).collect::<Vec<_>>().join("; ");
+        Detection { confidence, evidence }
+    }
+
+    fn annotate(&self, view: View) -> Fields {
+        let identity = identify(view.text, view.pages);
+        Fields { metadata: identity.metadata(), title: identity.title() }
+    }
+}
