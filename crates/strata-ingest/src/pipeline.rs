@@ -215,13 +215,18 @@ impl Pipeline {
     /// fill its metadata, under the configuration's and a sidecar's metadata; and its title,
     /// which an annotator gives a document whose own title names nothing.
     pub fn annotate(&self, draft: &mut Draft) -> Result<()> {
-        let ran = self.annotators.run(View { text: &draft.parsed.text, pages: &draft.pages });
-        let metadata = &mut draft.parsed.metadata;
+        let parsed = &mut draft.parsed;
+        let view = View { text: &parsed.text, pages: &draft.pages, title: parsed.title.as_deref() };
+        let ran = self.annotators.run(view);
         for (key, value) in ran.iter().flat_map(|r| &r.fields.metadata) {
-            metadata.entry(key.to_string()).or_insert_with(|| value.clone());
+            parsed.metadata.entry(key.to_string()).or_insert_with(|| value.clone());
         }
-        let given_title = crate::metadata::apply(metadata, &self.metadata, Path::new(&draft.source.path))?;
-        let own_title = given_title.or(draft.parsed.title.take()).filter(|t| !title_is_placeholder(t));
+        let given_title =
+            crate::metadata::apply(&mut parsed.metadata, &self.metadata, Path::new(&draft.source.path))?;
+        // A title the reader found names the document unless an annotator reads it as its
+        // convention's boilerplate.
+        let read_title = parsed.title.take().filter(|_| !ran.iter().any(|r| r.title_names_nothing));
+        let own_title = given_title.or(read_title).filter(|t| !title_is_placeholder(t));
         // The first annotator to give a title names a document whose own names nothing.
         let titled =
             if own_title.is_some() { None } else { ran.iter().position(|r| r.fields.title.is_some()) };
@@ -428,6 +433,32 @@ mod tests {
             err.contains("deep.html") && err.contains("nests elements at least") && err.contains(&limit),
             "{err}"
         );
+    }
+
+    /// Held-out filings kept "UNITED STATES SECURITIES AND EXCHANGE COMMISSION", the first
+    /// line of their cover, as their title; the `sec` annotator names them instead.
+    #[test]
+    fn regression_a_filing_titled_by_the_commissions_name_is_named_by_its_cover() {
+        let cover = "# UNITED STATES SECURITIES AND EXCHANGE COMMISSION\n\nFORM 10-K\n\n\
+                     For the fiscal year ended December 31, 2018\n\n3M COMPANY\n\n\
+                     (Exact name of registrant as specified in its charter)\n";
+        let source = |name: &str| Source {
+            path: name.into(),
+            format: Format::Markdown,
+            content_hash: String::new(),
+            size: cover.len() as u64,
+            mtime: None,
+        };
+        let pipeline = Pipeline::new(&Config::default()).unwrap();
+        let doc = pipeline.document(source("/f/3m.md"), cover.as_bytes()).unwrap();
+        assert_eq!(doc.title, "3M COMPANY 10-K, fiscal year ended December 31, 2018");
+        assert!(doc.annotations[0].filled.contains(&"title".to_string()), "{:?}", doc.annotations);
+        // Without the annotator, the reader's title stands.
+        let mut config = Config::default();
+        config.ingest.annotators.clear();
+        let plain = Pipeline::new(&config).unwrap().document(source("/f/3m.md"), cover.as_bytes()).unwrap();
+        assert_eq!(plain.title, "UNITED STATES SECURITIES AND EXCHANGE COMMISSION");
+        assert!(plain.annotations.is_empty() && !plain.metadata.contains_key("issuer"));
     }
 
     #[test]

@@ -14,6 +14,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 use strata_core::{BlockKind, Chunk, ChunkKind, Config, Document};
+use strata_ingest::annotate::sec::Sec;
+use strata_ingest::annotate::Annotator;
 use strata_ingest::context::add_structural;
 use strata_ingest::pipeline::{Cut, Pipeline};
 
@@ -227,6 +229,17 @@ fn every_filing_is_claimed_by_sec_with_a_form_a_fiscal_year_an_issuer_and_a_real
         assert!(!strata_ingest::annotate::title_is_placeholder(&doc.title), "{name}: title {:?}", doc.title);
         if !doc.annotations.iter().any(|a| a.annotator == "sec") {
             unclaimed.push(name.clone());
+        }
+        // Neither the issuer nor the title is a line of the cover's boilerplate or a form's
+        // part or item heading.
+        let issuer = doc.metadata.get("issuer").and_then(|v| v.as_str()).unwrap_or_default();
+        for named in [issuer, doc.title.as_str()].into_iter().filter(|n| !n.is_empty()) {
+            let boilerplate =
+                Sec.title_names_nothing(named) || item_of(named).is_some() || named.starts_with("PART ");
+            assert!(
+                !boilerplate && !named.to_lowercase().contains("exchange commission"),
+                "{name}: {named:?}"
+            );
         }
     }
     assert!(unclaimed.is_empty(), "filings the sec annotator did not claim: {unclaimed:?}");

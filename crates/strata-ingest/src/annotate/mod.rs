@@ -30,13 +30,16 @@ mod title;
 
 pub use title::title_is_placeholder;
 
-/// What an annotator reads of a document: its text and pages, as the reader made them.
-#[derive(Debug, Clone, Copy)]
+/// What an annotator reads of a document: its text, pages and title, as the reader made
+/// them.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct View<'a> {
     /// The document's text.
     pub text: &'a str,
     /// Its pages.
     pub pages: &'a [Page],
+    /// The title the reader found, if any.
+    pub title: Option<&'a str>,
 }
 
 /// What a detector found.
@@ -70,6 +73,12 @@ pub trait Annotator: Send + Sync {
     fn detect(&self, view: View) -> Detection;
     /// The fields of `view`, by its convention.
     fn annotate(&self, view: View) -> Fields;
+    /// Whether `title`, the reader's title of a document it annotates, is its convention's
+    /// boilerplate and names nothing ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION", a
+    /// filing cover's first line); its own title then gives way. No title by default.
+    fn title_names_nothing(&self, _title: &str) -> bool {
+        false
+    }
 }
 
 /// Every annotator strata has, in the order they run; their names are
@@ -94,6 +103,9 @@ pub struct Ran {
     pub annotation: Annotation,
     /// The fields it gave, its declared ones only.
     pub fields: Fields,
+    /// Whether it read the reader's title as boilerplate that names nothing
+    /// ([`Annotator::title_names_nothing`]).
+    pub title_names_nothing: bool,
 }
 
 impl Ran {
@@ -142,17 +154,17 @@ impl Annotators {
             if !detected && *when == When::Detected {
                 continue;
             }
-            let why = why(annotator.as_ref(), *when, &detection);
-            let fields = declared(annotator.as_ref(), annotator.annotate(view));
-            let mut filled: Vec<String> = fields.metadata.iter().map(|(k, _)| k.to_string()).collect();
-            filled.extend(fields.title.as_ref().map(|_| "title".to_string()));
             let annotation = Annotation {
                 annotator: annotator.name().to_string(),
                 confidence: detection.confidence,
-                why,
-                filled,
+                why: why(annotator.as_ref(), *when, &detection),
+                filled: Vec::new(),
             };
-            out.push(Ran { annotation, fields });
+            out.push(Ran {
+                annotation,
+                fields: declared(annotator.as_ref(), annotator.annotate(view)),
+                title_names_nothing: view.title.is_some_and(|t| annotator.title_names_nothing(t)),
+            });
         }
         out
     }

@@ -15,7 +15,7 @@ const MANUAL: &str =
     "# Installing\n\nRun the installer and follow the prompts. Results are written to disk.\n";
 
 fn view(text: &str) -> View<'_> {
-    View { text, pages: &[] }
+    View { text, ..View::default() }
 }
 
 fn names(list: &[&str]) -> Vec<String> {
@@ -91,4 +91,26 @@ fn an_annotation_records_the_fields_the_document_took() {
     metadata.insert("issuer".into(), json!("3M Co (from a sidecar)"));
     let some = ran.record(&metadata, false);
     assert_eq!(some.filled, names(&["form", "period", "fiscal_years"]));
+}
+
+#[test]
+fn sec_reads_a_covers_boilerplate_as_no_title() {
+    for title in [
+        "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+        "Securities and Exchange Commission",
+        "FORM 10-K",
+        "Washington, D.C. 20549",
+        "Table of Contents",
+        "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d) OF THE SECURITIES EXCHANGE ACT OF 1934",
+    ] {
+        assert!(sec::Sec.title_names_nothing(title), "{title}");
+    }
+    for title in
+        ["Form 10-K for Johnson Johnson filed 02/16/2023", "Ulta Beauty Announces Fourth Quarter Results"]
+    {
+        assert!(!sec::Sec.title_names_nothing(title), "{title}");
+    }
+    let ran = Annotators::new(&names(&["auto"]))
+        .run(View { title: Some("UNITED STATES SECURITIES AND EXCHANGE COMMISSION"), ..view(COVER) });
+    assert!(ran[0].title_names_nothing);
 }

@@ -102,7 +102,13 @@ static RELEASE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?is)\b(?:announce[sd]?|reports?|reported)\b.{0,120}\bresults\b|FOR IMMEDIATE RELEASE|Exhibit 99")
 });
 static REGISTRANT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)^\(?exact name of (?:the )?registrant"));
-static NOT_A_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)commission|file n|^or$|\d{3}-\d{4,}"));
+/// Cover lines that name no issuer: the Commission, its address, the form heading, the
+/// report's kind, the cover's labels, running heads.
+static NOT_A_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)commission|file n|^or$|\d{3}-\d{4,}|^\(|^form\s|table of contents|^united states$|^washington,?\s+d\.?\s?c\b|exchange act|^(?:annual|quarterly|current|transition) report|^page\b|state or other|i\.r\.s\.",
+    )
+});
 static LISTED: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"([A-Z][A-Za-z.&,' \-]{2,60}?)\s*\(\s*(?:The\s+)?(?:New York Stock Exchange|NYSE|Nasdaq|NASDAQ)\s*:\s*([A-Z.]{1,6})\s*\)",
@@ -183,12 +189,14 @@ fn issuer(lines: &[&str], head: &str, id: &mut Identity) {
             let name = ["--", " - ", " – ", " — ", ")"]
                 .iter()
                 .fold(&m[1], |n, sep| n.rsplit(sep).next().unwrap_or(n));
-            id.issuer = clean(name);
+            id.issuer = Some(clean(name)).filter(|n| is_name(n)).unwrap_or_default();
         }
     }
     if id.issuer.is_empty() {
-        if let Some(line) = lines.iter().take(300).find(|l| CORPORATE.is_match(l)) {
-            id.issuer = clean(line);
+        let named =
+            lines.iter().take(300).filter(|l| CORPORATE.is_match(l)).map(|l| clean(l)).find(|n| is_name(n));
+        if let Some(name) = named {
+            id.issuer = name;
             id.conventions.push(Convention::CorporateLine);
         }
     }
@@ -210,8 +218,37 @@ fn form(lines: &[&str], head: &str) -> String {
 /// The line above "(Exact name of registrant as specified in its charter)".
 fn registrant(lines: &[&str]) -> Option<String> {
     let at = lines.iter().take(200).position(|l| REGISTRANT.is_match(l))?;
-    let name = lines.get(at.checked_sub(1)?)?;
-    (!NOT_A_NAME.is_match(name)).then(|| clean(name))
+    let name = clean(lines.get(at.checked_sub(1)?)?);
+    is_name(&name).then_some(name)
+}
+
+/// The words of a company's name that are not its own.
+const CORPORATE_WORDS: &[&str] = &[
+    "the",
+    "inc",
+    "incorporated",
+    "corp",
+    "corporation",
+    "company",
+    "co",
+    "ltd",
+    "limited",
+    "plc",
+    "llc",
+    "lp",
+];
+
+/// Whether `name` can be an issuer's: no line of the cover's boilerplate (the Commission's
+/// name, a form heading, a label, a running head), and at least two letters or digits
+/// besides its corporate words ("3M Company" is a name; "K Company", the tail of "Form
+/// 10-K", is none).
+fn is_name(name: &str) -> bool {
+    let own: usize = name
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !CORPORATE_WORDS.contains(&w.trim_matches('.').to_lowercase().as_str()))
+        .map(|w| w.chars().filter(|c| c.is_alphanumeric()).count())
+        .sum();
+    own >= 2 && !NOT_A_NAME.is_match(name)
 }
 
 /// The first ticker-shaped word on the lines under the cover's "Trading Symbol(s)" header

@@ -6,13 +6,27 @@
 //! found, and it counts from [`THRESHOLD`]. It fills the issuer, ticker, form, period,
 //! quarter and fiscal years ([`identity::Identity`]), and names a document whose own title
 //! names nothing by them ("ADVANCED MICRO DEVICES, INC. 10-K, fiscal year ended December
-//! 26, 2015").
+//! 26, 2015"): a placeholder, or a line of the cover's boilerplate that a reader took for
+//! the title ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K").
+
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::{Annotator, Detection, Fields, View};
 
 pub mod identity;
 
 use identity::identify;
+
+/// The lines of a filing's cover that a reader may take for its title: the Commission's
+/// name and address, the form heading, the report's kind, "(Mark One)", "Table of Contents".
+static COVER_BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^(?:(?:united states\s+)?securities\s+and\s+exchange\s+commission|washington,?\s+d\.?\s?c\.?(?:\s+\d{5})?|form\s+(?:10-kt?|10-q|8-k|20-f|6-k|40-f)|(?:annual|quarterly|current|transition)\s+report\b.*|\(?mark\s+one\)?|table\s+of\s+contents)\s*$",
+    )
+    .expect("a valid pattern")
+});
 
 /// The confidence from which the detector's finding counts: a corporate name line at the
 /// top of the first pages, the weakest of the conventions, still does.
@@ -48,5 +62,9 @@ impl Annotator for Sec {
     fn annotate(&self, view: View) -> Fields {
         let identity = identify(view.text, view.pages);
         Fields { metadata: identity.metadata(), title: identity.title() }
+    }
+
+    fn title_names_nothing(&self, title: &str) -> bool {
+        COVER_BOILERPLATE.is_match(&title.split_whitespace().collect::<Vec<_>>().join(" "))
     }
 }

@@ -111,3 +111,39 @@ fn only_the_first_pages_are_read() {
         .collect();
     assert!(identify(&text, &pages).issuer.is_empty());
 }
+
+/// Held-out filings came out with "K Company" (the tail of "Form 10-K") and the cover's
+/// boilerplate as issuers: a name has letters of its own and is no line of boilerplate.
+#[test]
+fn regression_an_issuer_is_a_name_never_the_commission_a_form_heading_or_a_label() {
+    for name in
+        ["3M COMPANY", "AT&T INC.", "UNITED STATES STEEL CORPORATION", "Washington Trust Bancorp, Inc."]
+    {
+        assert!(is_name(name), "{name}");
+    }
+    for name in [
+        "K Company",
+        "The Company",
+        "SECURITIES AND EXCHANGE COMMISSION",
+        "UNITED STATES",
+        "FORM 10-K",
+        "Table of Contents",
+        "Washington, D.C. 20549",
+        "(Mark One)",
+        "ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d)",
+    ] {
+        assert!(!is_name(name), "{name}");
+    }
+}
+
+#[test]
+fn regression_a_running_head_above_the_registrant_label_is_no_issuer() {
+    let text = TEN_K.replace("3M COMPANY\n(Exact", "Table of Contents\n(Exact");
+    let id = identify(&text, &one_page(&text));
+    assert_eq!(id.issuer, "", "no name on the cover: {id:?}");
+    assert_eq!(id.form, "10-K");
+    let listed =
+        TEN_K.replace("3M COMPANY\n(Exact", "Annual Report on Form 10-K Company (NYSE: KCO)\n(Exact");
+    let id = identify(&listed, &one_page(&listed));
+    assert_eq!((id.issuer.as_str(), id.ticker.as_str()), ("", "KCO"), "{id:?}");
+}
