@@ -8,9 +8,10 @@
 //!
 //! - `name`: who or what the document is, as names separated by ` | `: the issuer and ticker
 //!   of its identity (else its title), the words of its file name, and metadata that names
-//!   (`company`, `title`, …);
+//!   (`company`, `title`, a contract's `parties`, …);
 //! - `period`: when and which form: form, period, quarter, `FY2018 2018` per fiscal year, the
-//!   words with digits of its title and file name, and metadata that dates (`year`, `date`, …);
+//!   words with digits of its title and file name, and metadata that dates or says the kind
+//!   (`year`, `date`, a contract's `agreement` and `effective_date`, …);
 //! - `lead`: the titles of its top sections, the summary a language model wrote of it (the
 //!   tree root's, when ingest ran with `[context.llm]`), its first words ([`Document::lead`])
 //!   and the rest of its metadata.
@@ -29,10 +30,22 @@ const LEAD_BYTES: usize = 6_000;
 pub const TOP_HEADINGS: usize = 24;
 
 /// Metadata keys whose values name the document (its `name` field).
-const NAME_KEYS: [&str; 7] = ["issuer", "ticker", "company", "title", "name", "organization", "author"];
+const NAME_KEYS: [&str; 8] =
+    ["issuer", "ticker", "company", "title", "name", "organization", "author", "parties"];
 /// Metadata keys whose values date it or say its form (its `period` field).
-const PERIOD_KEYS: [&str; 9] =
-    ["form", "period", "quarter", "year", "fiscal_year", "date", "fiscal_period", "type", "version"];
+const PERIOD_KEYS: [&str; 11] = [
+    "form",
+    "period",
+    "quarter",
+    "year",
+    "fiscal_year",
+    "date",
+    "fiscal_period",
+    "type",
+    "version",
+    "agreement",
+    "effective_date",
+];
 
 /// What the document leg indexes for one document.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,6 +197,24 @@ mod tests {
         assert_eq!(p.name, "HTTP Semantics");
         assert_eq!(p.period, "2022 | rfc9110");
         assert!(p.lead.starts_with("http | "), "other metadata goes to the lead: {}", p.lead);
+    }
+
+    #[test]
+    fn a_contracts_parties_name_it_and_its_kind_and_date_date_it() {
+        let d = doc(
+            "/cuad/ADAMSGOLFINC_03_21_2005-EX-10.17-ENDORSEMENT AGREEMENT.txt",
+            "REDACTED COPY",
+            serde_json::json!({"parties": ["TOM WATSON", "ADAMS GOLF, LTD."], "short_names": ["CONSULTANT"],
+                "agreement": "ENDORSEMENT AGREEMENT", "effective_date": "January 13, 2005"}),
+        );
+        let p = DocumentProfile::of(&d);
+        assert!(p.name.ends_with(" | TOM WATSON | ADAMS GOLF, LTD."), "{}", p.name);
+        assert!(
+            p.period.contains("ENDORSEMENT AGREEMENT") && p.period.contains("January 13, 2005"),
+            "{}",
+            p.period
+        );
+        assert!(p.lead.starts_with("CONSULTANT | "), "short names are lead: {}", p.lead);
     }
 
     #[test]

@@ -99,8 +99,8 @@ pub struct IngestConfig {
 }
 
 /// The annotators strata has (`strata_ingest::annotate`): `sec`, SEC filings and earnings
-/// releases.
-pub const ANNOTATORS: &[&str] = &["sec"];
+/// releases; `contract`, agreements.
+pub const ANNOTATORS: &[&str] = &["sec", "contract"];
 
 impl Default for IngestConfig {
     fn default() -> Self {

@@ -201,7 +201,9 @@ mod tests {
         let err = Config::from_toml_str("[ingest]\nannotators = [\"edgar\"]\n", "strata.toml").unwrap_err();
         let err = err.to_string();
         assert!(
-            err.contains("\"edgar\"") && err.contains("\"auto\" or \"sec\"") && err.contains("strata.toml"),
+            err.contains("\"edgar\"")
+                && err.contains("\"auto\" or \"sec\", \"contract\"")
+                && err.contains("strata.toml"),
             "{err}"
         );
         let err = Config::from_toml_str("[ingest]\nannotators = [\"sec\", \"sec\"]\n", "x").unwrap_err();

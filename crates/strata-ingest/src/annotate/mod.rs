@@ -10,21 +10,25 @@
 //! - the fields it fills ([`Annotator::fields`]): metadata keys, and `title` when it may
 //!   name a document whose own title names nothing. [`Annotators::run`] keeps those and
 //!   nothing else;
-//! - it runs on a document when detected at its threshold (`[ingest] annotators =
-//!   ["auto"]`, the default), or on every document when named there.
+//! - it runs on a document when detected at its threshold and surer than any other
+//!   annotator that `auto` chose (`[ingest] annotators = ["auto"]`, the default: an
+//!   annotator says what a document is, and a document is one thing), or on every document
+//!   when named there.
 //!
 //! Each document records the annotators that ran and why ([`strata_core::Annotation`],
 //! shown by `strata docs --json`). A document that no annotator claims passes through
 //! untouched.
 //!
 //! The annotators: [`sec`] (SEC filings and earnings releases: issuer, ticker, form,
-//! period, fiscal years).
+//! period, fiscal years) and [`contract`] (agreements: parties and their short names, the
+//! effective date, the agreement's kind).
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 use strata_core::{Annotation, Page};
 
+pub mod contract;
 pub mod sec;
 mod title;
 
@@ -84,7 +88,7 @@ pub trait Annotator: Send + Sync {
 /// Every annotator strata has, in the order they run; their names are
 /// [`strata_core::config::ANNOTATORS`].
 pub fn all() -> Vec<Box<dyn Annotator>> {
-    vec![Box::new(sec::Sec)]
+    vec![Box::new(sec::Sec), Box::new(contract::Contract)]
 }
 
 /// When a chosen annotator runs.
@@ -145,19 +149,29 @@ impl Annotators {
         Annotators { chosen }
     }
 
-    /// The chosen annotators that run on `view`, each with why and what it gave.
+    /// The chosen annotators that run on `view`, each with why and what it gave: those
+    /// named, and of those `auto` chose, the one whose detector is surest, when it reaches
+    /// its threshold. An annotator says what a document *is*, and a document is one thing:
+    /// a 10-K that carries a credit agreement as an exhibit is a filing, not a contract.
     pub fn run(&self, view: View) -> Vec<Ran> {
+        let detections: Vec<Detection> = self.chosen.iter().map(|(a, _)| a.detect(view)).collect();
+        let surest = self
+            .chosen
+            .iter()
+            .zip(&detections)
+            .enumerate()
+            .filter(|(_, ((a, when), d))| *when == When::Detected && d.confidence >= a.threshold())
+            .max_by(|(i, (_, d)), (j, (_, e))| d.confidence.total_cmp(&e.confidence).then(j.cmp(i)))
+            .map(|(i, _)| i);
         let mut out = Vec::new();
-        for (annotator, when) in &self.chosen {
-            let detection = annotator.detect(view);
-            let detected = detection.confidence >= annotator.threshold();
-            if !detected && *when == When::Detected {
+        for (i, ((annotator, when), detection)) in self.chosen.iter().zip(&detections).enumerate() {
+            if *when == When::Detected && surest != Some(i) {
                 continue;
             }
             let annotation = Annotation {
                 annotator: annotator.name().to_string(),
                 confidence: detection.confidence,
-                why: why(annotator.as_ref(), *when, &detection),
+                why: why(annotator.as_ref(), *when, detection),
                 filled: Vec::new(),
             };
             out.push(Ran {

@@ -72,8 +72,8 @@ impl Convention {
             Convention::FormHeading => 0.9,
             Convention::TradingSymbol => 0.8,
             Convention::Listing => 0.7,
-            Convention::ReleaseWording => 0.6,
-            Convention::CorporateLine => 0.5,
+            Convention::ReleaseWording => 0.4,
+            Convention::CorporateLine => 0.3,
         }
     }
 

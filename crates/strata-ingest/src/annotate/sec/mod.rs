@@ -2,8 +2,8 @@
 //!
 //! Its detector reads the cover's conventions ([`identity::Convention`]): a registrant
 //! line, a form heading, a trading symbol table, an exchange listing, a release's wording, a
-//! corporate name on a line of its own. Its confidence is that of the surest convention
-//! found, and it counts from [`THRESHOLD`]. It fills the issuer, ticker, form, period,
+//! corporate name on a line of its own. Their confidences combine as independent evidence
+//! (`1 - Π(1 - c)`), which counts from [`THRESHOLD`]. It fills the issuer, ticker, form, period,
 //! quarter and fiscal years ([`identity::Identity`]), and names a document whose own title
 //! names nothing by them ("ADVANCED MICRO DEVICES, INC. 10-K, fiscal year ended December
 //! 26, 2015"): a placeholder, or a line of the cover's boilerplate that a reader took for
@@ -28,9 +28,11 @@ static COVER_BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
-/// The confidence from which the detector's finding counts: a corporate name line at the
-/// top of the first pages, the weakest of the conventions, still does.
-pub const THRESHOLD: f32 = 0.5;
+/// The confidence from which the detector's finding counts: a form heading, a registrant
+/// line, a trading symbol table or an exchange listing each make a filing or a release; a
+/// release's wording and a corporate name line (which contracts filed as exhibits carry
+/// too) do not, alone or together.
+pub const THRESHOLD: f32 = 0.6;
 
 /// The metadata keys `sec` fills, and `title`.
 pub const FIELDS: &[&str] = &["issuer", "ticker", "form", "period", "quarter", "fiscal_years", "title"];
@@ -54,7 +56,9 @@ impl Annotator for Sec {
 
     fn detect(&self, view: View) -> Detection {
         let conventions = identify(view.text, view.pages).conventions;
-        let confidence = conventions.iter().map(|c| c.confidence()).fold(0.0, f32::max);
+        // Independent evidence: each convention leaves the doubt the others leave, times its own.
+        let doubt: f32 = conventions.iter().map(|c| 1.0 - c.confidence()).product();
+        let confidence = if conventions.is_empty() { 0.0 } else { 1.0 - doubt };
         let evidence = conventions.iter().map(|c| c.describe()).collect::<Vec<_>>().join("; ");
         Detection { confidence, evidence }
     }
