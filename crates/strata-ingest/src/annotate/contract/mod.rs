@@ -10,7 +10,8 @@
 //!
 //! It fills the parties (names, which join the document's profile as names, so that a
 //! question that names the parties names the contract), the short names they are defined
-//! as, the effective date and the agreement's kind ([`preamble`]).
+//! as, the effective date and the agreement's kind ([`preamble`]); and a title made of them
+//! for a contract whose own title names nothing ("EXHIBIT 10.17", "REDACTED COPY").
 
 use std::sync::LazyLock;
 
@@ -26,8 +27,15 @@ pub mod preamble;
 /// alone do not.
 pub const THRESHOLD: f32 = 0.6;
 
-/// The metadata keys `contract` fills.
-pub const FIELDS: &[&str] = &["parties", "short_names", "effective_date", "agreement"];
+/// The metadata keys `contract` fills, and `title`.
+pub const FIELDS: &[&str] = &["parties", "short_names", "effective_date", "agreement", "title"];
+
+/// The lines of an exhibit's top that a reader may take for its title: "EXHIBIT 10.13",
+/// "REDACTED COPY", "Execution Copy", a filing's source line, a page number.
+static EXHIBIT_BOILERPLATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:exhibit\s+[\w.()\-]+|ex-[\w.\-]+|redacted\s+copy|confidential(?:\s+treatment\s+requested)?|execution\s+(?:copy|version)|source:.*|\[?\*+\]?|\d{1,3}|table\s+of\s+contents|final|draft)$")
+        .expect("a valid pattern")
+});
 
 /// Bytes of the document's end searched for a signature block.
 const TAIL: usize = 60_000;
@@ -141,10 +149,27 @@ impl Annotator for Contract {
         if !shorts.is_empty() {
             metadata.push(("short_names", json!(shorts)));
         }
+        let title = title(&preamble);
         metadata.extend(preamble.date.map(|d| ("effective_date", json!(d))));
         metadata.extend(preamble.kind.map(|k| ("agreement", json!(k))));
-        Fields { metadata, title: None }
+        Fields { metadata, title }
     }
+
+    fn title_names_nothing(&self, title: &str) -> bool {
+        EXHIBIT_BOILERPLATE.is_match(&title.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+}
+
+/// A title made of the preamble, when it names two parties or more: "ENDORSEMENT
+/// AGREEMENT between TOM WATSON and ADAMS GOLF, LTD.".
+fn title(preamble: &preamble::Preamble) -> Option<String> {
+    let names: Vec<&str> = preamble.parties.iter().map(|p| p.name.as_str()).collect();
+    let (last, rest) = names.split_last()?;
+    if rest.is_empty() {
+        return None;
+    }
+    let kind = preamble.kind.as_deref().unwrap_or("Agreement");
+    Some(format!("{kind} between {} and {last}", rest.join(", ")))
 }
 
 #[cfg(test)]

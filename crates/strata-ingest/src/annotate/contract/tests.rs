@@ -51,5 +51,13 @@ fn a_preamble_makes_a_contract_recitals_alone_do_not() {
     assert!(detection.confidence < THRESHOLD, "{detection:?}");
     let fields = Contract.annotate(View { text: ENDORSEMENT, ..View::default() });
     let keys: Vec<&str> = fields.metadata.iter().map(|(k, _)| *k).collect();
-    assert_eq!(keys, FIELDS);
+    assert_eq!(keys, FIELDS[..4], "every metadata field it declares");
+    assert_eq!(
+        fields.title.as_deref(),
+        Some("ENDORSEMENT AGREEMENT between TOM WATSON and ADAMS GOLF, LTD.")
+    );
+    for boilerplate in ["REDACTED COPY", "EXHIBIT 10.17", "Exhibit 99(k)(5)", "Execution Copy", "1"] {
+        assert!(Contract.title_names_nothing(boilerplate), "{boilerplate}");
+    }
+    assert!(!Contract.title_names_nothing("ENDORSEMENT AGREEMENT"));
 }
