@@ -55,6 +55,20 @@ pub struct Detection {
     pub evidence: String,
 }
 
+impl Detection {
+    /// The detection of independent pieces of evidence, each its confidence and its words:
+    /// each leaves the doubt the others leave times its own, `1 - Π(1 - c)`; 0 without any.
+    pub fn of_evidence<'a>(found: impl IntoIterator<Item = (f32, &'a str)>) -> Detection {
+        let (mut doubt, mut words) = (1.0f32, Vec::new());
+        for (confidence, describe) in found {
+            doubt *= 1.0 - confidence;
+            words.push(describe);
+        }
+        let confidence = if words.is_empty() { 0.0 } else { 1.0 - doubt };
+        Detection { confidence, evidence: words.join("; ") }
+    }
+}
+
 /// The fields an annotator gives a document.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Fields {

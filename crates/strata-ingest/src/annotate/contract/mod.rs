@@ -134,9 +134,7 @@ impl Annotator for Contract {
 
     fn detect(&self, view: View) -> Detection {
         let found = Convention::found(view.text);
-        let doubt: f32 = found.iter().map(|c| 1.0 - c.confidence()).product();
-        let evidence = found.iter().map(|c| c.describe()).collect::<Vec<_>>().join("; ");
-        Detection { confidence: if found.is_empty() { 0.0 } else { 1.0 - doubt }, evidence }
+        Detection::of_evidence(found.into_iter().map(|c| (c.confidence(), c.describe())))
     }
 
     fn annotate(&self, view: View) -> Fields {

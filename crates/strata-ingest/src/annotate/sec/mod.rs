@@ -56,11 +56,7 @@ impl Annotator for Sec {
 
     fn detect(&self, view: View) -> Detection {
         let conventions = identify(view.text, view.pages).conventions;
-        // Independent evidence: each convention leaves the doubt the others leave, times its own.
-        let doubt: f32 = conventions.iter().map(|c| 1.0 - c.confidence()).product();
-        let confidence = if conventions.is_empty() { 0.0 } else { 1.0 - doubt };
-        let evidence = conventions.iter().map(|c| c.describe()).collect::<Vec<_>>().join("; ");
-        Detection { confidence, evidence }
+        Detection::of_evidence(conventions.into_iter().map(|c| (c.confidence(), c.describe())))
     }
 
     fn annotate(&self, view: View) -> Fields {
