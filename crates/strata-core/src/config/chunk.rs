@@ -92,9 +92,9 @@ pub struct IngestConfig {
     /// layout analysis included, and the page left empty, with a warning. Default 60 (a dense page
     /// takes a few seconds).
     pub ocr_recognize_seconds: u64,
-    /// The annotators of the annotate stage ([`ANNOTATORS`]): `auto` runs each one whose
-    /// detector finds its convention in a document; a name runs that annotator on every
-    /// document; `[]` runs none. Default `["auto"]`.
+    /// The annotators of the annotate stage ([`ANNOTATORS`]): `auto` runs the surest of
+    /// those whose detector finds its convention in a document; a name runs that annotator
+    /// on every document; `[]` runs none. Default `["auto"]`.
     pub annotators: Vec<String>,
 }
 
