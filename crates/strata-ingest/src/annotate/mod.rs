@@ -198,6 +198,12 @@ impl Annotators {
     }
 }
 
+/// `text` with each run of white space as one space: how annotators compare and keep the
+/// words they read.
+pub(crate) fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Why an annotator ran: "detected: 0.95 ≥ 0.50 (a registrant line)", or "named in
 /// [ingest] annotators (detected: 0.00 < 0.50)".
 fn why(annotator: &dyn Annotator, when: When, detection: &Detection) -> String {

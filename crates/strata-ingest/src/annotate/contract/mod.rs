@@ -154,7 +154,7 @@ impl Annotator for Contract {
     }
 
     fn title_names_nothing(&self, title: &str) -> bool {
-        EXHIBIT_BOILERPLATE.is_match(&title.split_whitespace().collect::<Vec<_>>().join(" "))
+        EXHIBIT_BOILERPLATE.is_match(&super::squash(title))
     }
 }
 

@@ -14,6 +14,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::annotate::squash;
+
 /// Bytes of the document searched for the preamble.
 pub const HEAD: usize = 8_000;
 /// Bytes of the preamble read after its `between`.
@@ -142,9 +144,4 @@ fn kind(head: &str) -> Option<String> {
     this.or_else(|| {
         head.lines().take(60).map(str::trim).find(|l| l.len() <= 100 && TITLE_KIND.is_match(l)).map(squash)
     })
-}
-
-/// `text` with its white space runs as single spaces.
-fn squash(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -278,7 +278,7 @@ fn period(head: &str, id: &mut Identity) {
         }
         return;
     };
-    let date = date.split_whitespace().collect::<Vec<_>>().join(" ").replace(" ,", ",");
+    let date = super::super::squash(&date).replace(" ,", ",");
     let report = what == "report dated";
     id.period = if report { format!("report dated {date}") } else { format!("{what} ended {date}") };
     let mut words = date.split([' ', ',']).filter(|w| !w.is_empty());
@@ -329,7 +329,7 @@ fn quarter(head: &str, id: &mut Identity) {
 /// dropped.
 fn clean(name: &str) -> String {
     let name = SMALL_CAPS.replace_all(name, "$1$2");
-    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    let name = super::super::squash(&name);
     let name = name.trim_matches(|c: char| " ,;:-–".contains(c));
     match name.to_lowercase().rfind(" and subsidiaries") {
         Some(at) if at + " and subsidiaries".len() == name.len() => name[..at].to_string(),

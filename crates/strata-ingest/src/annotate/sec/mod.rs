@@ -65,6 +65,6 @@ impl Annotator for Sec {
     }
 
     fn title_names_nothing(&self, title: &str) -> bool {
-        COVER_BOILERPLATE.is_match(&title.split_whitespace().collect::<Vec<_>>().join(" "))
+        COVER_BOILERPLATE.is_match(&super::squash(title))
     }
 }
